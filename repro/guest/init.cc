@@ -1,0 +1,129 @@
+// PID 1 of the sigwake initramfs: mount the pseudo filesystems, run every
+// reproducer in /repro under a deadline, print KTAP framed by the boot token on
+// the console, power off. Kernel command line:
+//   sigwake.token=HEX        frames every line (see frame.h)
+//   sigwake.timeout_ms=N     per-reproducer deadline (default 10000)
+//   sigwake.mode=poweroff    report the uptime at /init and power off (bench)
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "frame.h"
+#include "runner.h"
+
+namespace {
+
+constexpr const char* kReproDir = "/repro";
+
+std::string read_file(const char* path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string cmdline_value(const std::string& cmdline, const std::string& key, const std::string& fallback) {
+  std::istringstream words(cmdline);
+  std::string word;
+  while (words >> word) {
+    if (word.rfind(key + "=", 0) == 0) return word.substr(key.size() + 1);
+  }
+  return fallback;
+}
+
+std::vector<std::string> reproducers() {
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(kReproDir)) {
+    while (dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] != '.') names.emplace_back(entry->d_name);
+    }
+    closedir(dir);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class Console {
+ public:
+  Console(int fd, std::string token) : fd_(fd), framer_(std::move(token)) {}
+  void line(const std::string& payload) {
+    const std::string framed = framer_.frame(payload);
+    // One write per line keeps a line whole against other console writers.
+    (void)!write(fd_, framed.data(), framed.size());
+  }
+
+ private:
+  int fd_;
+  sigwake::Framer framer_;
+};
+
+std::string result_line(std::size_t number, const std::string& name, const sigwake::RunOutcome& run) {
+  const std::string id = std::to_string(number) + " " + name;
+  if (run.timed_out) return "not ok " + id + " # TIMEOUT killed at the deadline";
+  if (!run.exited) return "not ok " + id + " # ERROR killed by signal " + std::to_string(run.term_signal);
+  if (run.exit_code == 0) return "ok " + id;
+  if (run.exit_code == 4) return "ok " + id + " # SKIP";
+  return "not ok " + id;
+}
+
+void power_off() {
+  sync();
+  reboot(RB_POWER_OFF);
+  // Still here: exiting makes the kernel panic, and QEMU (-no-reboot) stops.
+}
+
+}  // namespace
+
+int main() {
+  mkdir("/dev", 0755);
+  mkdir("/proc", 0555);
+  mkdir("/sys", 0555);
+  mount("devtmpfs", "/dev", "devtmpfs", 0, nullptr);  // EBUSY where the kernel mounted it already
+  mount("proc", "/proc", "proc", 0, nullptr);
+  mount("sysfs", "/sys", "sysfs", 0, nullptr);
+
+  const int console_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  const std::string cmdline = read_file("/proc/cmdline");
+  Console console(console_fd >= 0 ? console_fd : STDOUT_FILENO, cmdline_value(cmdline, "sigwake.token", "unset"));
+
+  const double uptime_s = std::atof(read_file("/proc/uptime").c_str());
+  utsname uts{};
+  uname(&uts);
+
+  console.line("KTAP version 1");
+  console.line("# sigwake.release=" + std::string(uts.release));
+  console.line("# sigwake.init_uptime_ms=" + std::to_string(static_cast<long long>(uptime_s * 1000)));
+  if (cmdline_value(cmdline, "sigwake.mode", "run") == "poweroff") {
+    console.line("1..0 # SKIP poweroff mode");
+    power_off();
+    return 1;
+  }
+
+  const long long timeout_ms = std::strtoll(cmdline_value(cmdline, "sigwake.timeout_ms", "").c_str(), nullptr, 10);
+  const std::chrono::milliseconds budget(timeout_ms > 0 ? timeout_ms : 10000);
+  const std::vector<std::string> names = reproducers();
+  console.line("1.." + std::to_string(names.size()));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    console.line("# sigwake.start=" + names[i]);
+    const sigwake::RunOutcome run = sigwake::run_with_deadline({std::string(kReproDir) + "/" + names[i]}, budget);
+    std::istringstream lines(run.output);
+    for (std::string line; std::getline(lines, line);) console.line("    " + line);  // a KTAP subtest
+    console.line("# sigwake.duration_us=" + std::to_string(run.duration_us));
+    console.line(result_line(i + 1, names[i], run));
+  }
+  console.line("# sigwake.done");
+  power_off();
+  return 1;
+}

@@ -1,0 +1,70 @@
+#include "runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "../lib/deadline.h"
+#include "../lib/errors.h"
+
+namespace sigwake {
+
+RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget) {
+  RunOutcome outcome;
+  if (argv.empty()) throw ReproError("run_with_deadline: empty argv");
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  int pipe_fds[2];
+  check(pipe2(pipe_fds, O_CLOEXEC) == 0, "pipe2");
+  const Deadline deadline(budget);
+  const std::int64_t start = monotonic_ns();
+  const pid_t pid = fork();
+  check(pid >= 0, "fork");
+  if (pid == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    dup2(pipe_fds[1], STDERR_FILENO);
+    setpgid(0, 0);  // its own group, so a deadline kill reaches anything it forked
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+
+  // Read until EOF (every writer gone) or the deadline.
+  char buffer[4096];
+  pollfd pfd{pipe_fds[0], POLLIN, 0};
+  for (;;) {
+    if (deadline.expired()) {
+      outcome.timed_out = true;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      break;
+    }
+    const timespec left = deadline.remaining_timespec();
+    const int rc = ppoll(&pfd, 1, &left, nullptr);
+    if (rc < 0 && errno == EINTR) continue;
+    check(rc >= 0, "ppoll(reproducer output)");
+    if (rc == 0) continue;
+    const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    outcome.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(pipe_fds[0]);
+
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    check(errno == EINTR, "waitpid(reproducer)");
+  }
+  outcome.duration_us = (monotonic_ns() - start) / 1000;
+  outcome.exited = WIFEXITED(status);
+  if (outcome.exited) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+  return outcome;
+}
+
+}  // namespace sigwake

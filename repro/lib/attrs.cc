@@ -1,0 +1,28 @@
+#include "attrs.h"
+
+#include "perf_event.h"
+
+namespace sigwake {
+
+perf_event_attr switch_watermark_attr(std::uint32_t watermark_bytes) {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+  attr.sample_period = 1;
+  attr.context_switch = 1;
+  attr.watermark = 1;
+  attr.wakeup_watermark = watermark_bytes;
+  attr.disabled = 1;
+  return attr;
+}
+
+perf_event_attr task_clock_sampling_attr(std::uint64_t period_ns) {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+  attr.sample_period = period_ns;
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  attr.wakeup_events = 1;
+  attr.exclude_kernel = 1;  // allowed at perf_event_paranoid 2
+  attr.exclude_hv = 1;
+  attr.disabled = 1;
+  return attr;
+}
+
+}  // namespace sigwake

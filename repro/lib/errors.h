@@ -1,0 +1,26 @@
+// How a reproducer stops early. Reproducers read linearly: a failed syscall throws,
+// and repro/lib/main.cc turns the exception into a KTAP verdict.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace sigwake {
+
+// The kernel refused the setup (verdict `unsupported`); the reason names the errno.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The reproducer itself failed (verdict `error`, never a kernel verdict).
+struct ReproError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "what: strerror(errno)" for the current errno.
+std::string errno_text(const std::string& what);
+
+// Throws ReproError(errno_text(what)) when `ok` is false.
+void check(bool ok, const std::string& what);
+
+}  // namespace sigwake

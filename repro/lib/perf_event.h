@@ -1,0 +1,43 @@
+// A perf event file descriptor, owned. perf_event_open errors become reasons a
+// person can act on, and the kernel refusing a setup is `Unsupported`, not an error.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <string>
+
+namespace sigwake {
+
+// An attr with size set and everything else zero, as perf_event_open expects.
+perf_event_attr blank_attr(std::uint32_t type, std::uint64_t config);
+
+class PerfEvent {
+ public:
+  // Opens the event or throws Unsupported (kernel said no) / ReproError (our fault).
+  static PerfEvent open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd = -1,
+                        unsigned long flags = PERF_FLAG_FD_CLOEXEC);
+
+  PerfEvent(PerfEvent&& other) noexcept;
+  PerfEvent& operator=(PerfEvent&& other) noexcept;
+  PerfEvent(const PerfEvent&) = delete;
+  PerfEvent& operator=(const PerfEvent&) = delete;
+  ~PerfEvent();
+
+  int fd() const { return fd_; }
+
+  void enable() const;
+  void disable() const;
+
+  // FASYNC delivery to `owner` (a process id) with signal `signo` (F_SETSIG).
+  void request_signals(pid_t owner, int signo) const;
+
+ private:
+  explicit PerfEvent(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// Why perf_event_open may have failed with `err`, in words.
+std::string explain_open_errno(int err);
+
+}  // namespace sigwake

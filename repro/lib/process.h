@@ -1,0 +1,36 @@
+// Processes and CPUs a reproducer arranges around its perf event.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+
+namespace sigwake {
+
+// Pins the calling thread (and children forked after) to one CPU, so that a
+// record, the irq_work it raises and our wait all run on that CPU, in order.
+void pin_to_cpu(int cpu);
+
+// A forked child that stops itself at once (SIGSTOP) and, once resumed, exits:
+// a task whose context switches we can cause at a moment of our choosing.
+class StoppedChild {
+ public:
+  StoppedChild();  // returns once the child is stopped
+  StoppedChild(const StoppedChild&) = delete;
+  StoppedChild& operator=(const StoppedChild&) = delete;
+  ~StoppedChild();  // kills and reaps it if still there
+
+  pid_t pid() const { return pid_; }
+  void resume() const;  // SIGCONT: it runs, switches and exits
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if none).
+short wait_readable(int fd, std::chrono::milliseconds budget);
+
+// Spends CPU time in user space for about `budget`, for task-clock events to count.
+void burn_cpu(std::chrono::microseconds budget);
+
+}  // namespace sigwake

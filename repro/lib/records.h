@@ -1,0 +1,51 @@
+// perf ring-buffer records: headers and the bodies sigwake looks at.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sigwake {
+
+struct Record {
+  std::uint32_t type = 0;
+  std::uint16_t misc = 0;
+  std::vector<std::byte> bytes;  // the whole record, header included, unwrapped
+};
+
+// Records between tail and head of a ring's data area (a power-of-two size),
+// copied out in order with wrap-around undone.
+struct RecordRead {
+  std::vector<Record> records;
+  bool truncated = false;  // a header claimed more bytes than head allows, or fewer than a header
+};
+RecordRead read_records(std::span<const std::byte> data, std::uint64_t tail, std::uint64_t head);
+
+struct SwitchRecord {
+  bool out = false;      // PERF_RECORD_MISC_SWITCH_OUT
+  bool preempt = false;  // PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
+};
+std::optional<SwitchRecord> parse_switch(const Record& record);
+
+struct MmapRecord {
+  std::uint32_t pid = 0, tid = 0;
+  std::uint64_t addr = 0, len = 0, pgoff = 0;
+  std::string filename;
+};
+std::optional<MmapRecord> parse_mmap(const Record& record);
+
+// A PERF_RECORD_SAMPLE whose sample_type is exactly PERF_SAMPLE_IP | PERF_SAMPLE_TID.
+struct IpTidSample {
+  std::uint64_t ip = 0;
+  std::uint32_t pid = 0, tid = 0;
+};
+std::optional<IpTidSample> parse_ip_tid_sample(const Record& record);
+
+const char* record_type_name(std::uint32_t type);
+
+}  // namespace sigwake

@@ -1,0 +1,38 @@
+#include "report.h"
+
+#include <algorithm>
+
+namespace sigwake {
+
+std::string_view verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kDelivered: return "delivered";
+    case Verdict::kNotDelivered: return "not-delivered";
+    case Verdict::kUnsupported: return "unsupported";
+    case Verdict::kError:
+    case Verdict::kNone: return "error";
+  }
+  return "error";
+}
+
+int exit_code(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kDelivered: return 0;
+    case Verdict::kUnsupported: return 4;
+    default: return 1;
+  }
+}
+
+void Report::add(std::string key, std::string value) {
+  // One diagnostic line per item: no line breaks may leak into the KTAP stream.
+  std::replace(value.begin(), value.end(), '\n', ' ');
+  evidence_.emplace_back(std::move(key), std::move(value));
+}
+
+void Report::decide(Verdict verdict, std::string reason) {
+  verdict_ = verdict;
+  reason_ = std::move(reason);
+  std::replace(reason_.begin(), reason_.end(), '\n', ' ');
+}
+
+}  // namespace sigwake

@@ -1,0 +1,54 @@
+#include "ring_buffer.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <span>
+#include <utility>
+
+#include "errors.h"
+
+namespace sigwake {
+
+RingBuffer RingBuffer::map(int fd, unsigned data_pages_log2) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t data_size = page << data_pages_log2;
+  const std::size_t length = page + data_size;
+  void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) {
+    if (errno == EPERM || errno == EINVAL || errno == ENOMEM) {
+      throw Unsupported(errno_text("mmap of the perf ring buffer"));
+    }
+    throw ReproError(errno_text("mmap of the perf ring buffer"));
+  }
+  return RingBuffer(base, length, data_size);
+}
+
+RingBuffer::RingBuffer(void* base, std::size_t length, std::size_t data_size)
+    : base_(base), length_(length), data_size_(data_size), meta_(static_cast<perf_event_mmap_page*>(base)) {}
+
+RingBuffer::RingBuffer(RingBuffer&& other) noexcept
+    : base_(std::exchange(other.base_, nullptr)),
+      length_(other.length_),
+      data_size_(other.data_size_),
+      meta_(std::exchange(other.meta_, nullptr)) {}
+
+RingBuffer::~RingBuffer() {
+  if (base_ != nullptr) munmap(base_, length_);
+}
+
+std::uint64_t RingBuffer::head() const { return __atomic_load_n(&meta_->data_head, __ATOMIC_ACQUIRE); }
+
+RecordRead RingBuffer::consume() {
+  const std::uint64_t head_now = head();
+  const std::uint64_t tail = meta_->data_tail;
+  // data_offset is 0 on kernels older than 4.1; the data then starts one page in.
+  const std::size_t offset = meta_->data_offset != 0 ? meta_->data_offset : length_ - data_size_;
+  std::span<const std::byte> data(static_cast<const std::byte*>(base_) + offset, data_size_);
+  RecordRead read = read_records(data, tail, head_now);
+  __atomic_store_n(&meta_->data_tail, head_now, __ATOMIC_RELEASE);
+  return read;
+}
+
+}  // namespace sigwake

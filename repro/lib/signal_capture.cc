@@ -1,0 +1,100 @@
+#include "signal_capture.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "errors.h"
+
+namespace sigwake {
+namespace {
+
+struct Slot {
+  std::atomic<int> reserved{0};
+  Delivery log[SignalCapture::kLogged];
+  std::atomic<bool> ready[SignalCapture::kLogged];
+};
+
+// Indexed by signal number; a handler can reach nothing but static storage.
+Slot g_slots[_NSIG];
+
+void record_delivery(int signo, siginfo_t* info, void*) {
+  const int saved_errno = errno;
+  Slot& slot = g_slots[signo];
+  const int index = slot.reserved.fetch_add(1, std::memory_order_relaxed);
+  if (index < SignalCapture::kLogged) {
+    slot.log[index] = Delivery{signo, info->si_code, info->si_band, info->si_fd, gettid(), monotonic_ns()};
+    slot.ready[index].store(true, std::memory_order_release);
+  }
+  errno = saved_errno;
+}
+
+sigset_t only(int signo) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signo);
+  return set;
+}
+
+}  // namespace
+
+SignalCapture::SignalCapture(int signo) : signo_(signo) {
+  Slot& slot = g_slots[signo];
+  slot.reserved.store(0);
+  for (auto& ready : slot.ready) ready.store(false);
+
+  sigset_t block = only(signo), old_mask;
+  check(pthread_sigmask(SIG_BLOCK, &block, &old_mask) == 0, "pthread_sigmask(SIG_BLOCK)");
+  was_blocked_ = sigismember(&old_mask, signo) == 1;
+
+  struct sigaction action {};
+  action.sa_sigaction = record_delivery;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  check(sigaction(signo, &action, &old_action_) == 0, "sigaction");
+}
+
+SignalCapture::~SignalCapture() {
+  sigaction(signo_, &old_action_, nullptr);
+  if (!was_blocked_) {
+    sigset_t set = only(signo_);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  }
+}
+
+int SignalCapture::count() const { return g_slots[signo_].reserved.load(std::memory_order_acquire); }
+
+std::vector<Delivery> SignalCapture::deliveries() const {
+  std::vector<Delivery> out;
+  const Slot& slot = g_slots[signo_];
+  for (int i = 0; i < kLogged; ++i) {
+    if (slot.ready[i].load(std::memory_order_acquire)) out.push_back(slot.log[i]);
+  }
+  return out;
+}
+
+bool SignalCapture::wait_for(int n, const Deadline& deadline) const {
+  sigset_t unblocked;
+  check(pthread_sigmask(SIG_SETMASK, nullptr, &unblocked) == 0, "pthread_sigmask(query)");
+  sigdelset(&unblocked, signo_);
+  while (count() < n) {
+    if (deadline.expired()) return false;
+    const timespec left = deadline.remaining_timespec();
+    // ppoll swaps the mask atomically: a signal already pending runs at once.
+    const int rc = ppoll(nullptr, 0, &left, &unblocked);
+    check(rc >= 0 || errno == EINTR, "ppoll");
+  }
+  return true;
+}
+
+void SignalCapture::accept_pending() const {
+  sigset_t set = only(signo_);
+  check(pthread_sigmask(SIG_UNBLOCK, &set, nullptr) == 0, "pthread_sigmask(SIG_UNBLOCK)");
+  check(pthread_sigmask(SIG_BLOCK, &set, nullptr) == 0, "pthread_sigmask(SIG_BLOCK)");
+}
+
+}  // namespace sigwake

@@ -1,0 +1,51 @@
+// Where SIGIO is counted: an SA_SIGINFO handler that records, async-signal-safely,
+// every delivery of one signal with its siginfo and the receiving thread.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "deadline.h"
+
+namespace sigwake {
+
+struct Delivery {
+  int signo = 0;
+  int code = 0;       // si_code: POLL_IN, POLL_HUP, ...
+  long band = 0;      // si_band: the poll mask
+  int fd = -1;        // si_fd (filled when F_SETSIG names the signal)
+  pid_t tid = 0;      // the thread the handler ran on
+  std::int64_t at_ns = 0;  // CLOCK_MONOTONIC when the handler ran
+};
+
+class SignalCapture {
+ public:
+  static constexpr int kLogged = 64;  // deliveries kept in detail; all are counted
+
+  // Installs the handler and blocks `signo` in the calling thread, so that the
+  // signal is only taken inside wait_for() / accept_pending().
+  explicit SignalCapture(int signo);
+  SignalCapture(const SignalCapture&) = delete;
+  SignalCapture& operator=(const SignalCapture&) = delete;
+  ~SignalCapture();  // restores the old action and mask
+
+  int signo() const { return signo_; }
+  int count() const;
+  std::vector<Delivery> deliveries() const;
+
+  // Sleeps with the signal unblocked until `n` deliveries were counted or the deadline passed.
+  bool wait_for(int n, const Deadline& deadline) const;
+
+  // Lets an already pending signal run its handler now, without sleeping.
+  void accept_pending() const;
+
+ private:
+  int signo_;
+  struct sigaction old_action_ {};
+  bool was_blocked_ = false;
+};
+
+}  // namespace sigwake

@@ -1,0 +1,137 @@
+// The ring-buffer parser on synthetic buffers.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "../lib/records.h"
+
+namespace sigwake {
+namespace {
+
+// A ring data area the size of `size`, written at `position` with wrap-around.
+class SyntheticRing {
+ public:
+  explicit SyntheticRing(std::size_t size) : data_(size) {}
+  void write(std::uint64_t position, const void* bytes, std::size_t length) {
+    for (std::size_t i = 0; i < length; ++i) {
+      data_[(position + i) % data_.size()] = static_cast<const std::byte*>(bytes)[i];
+    }
+  }
+  // Appends a record with `body_bytes` of body, filled with `fill`; returns its size.
+  std::uint16_t append(std::uint64_t& head, std::uint32_t type, std::uint16_t misc, std::size_t body_bytes,
+                       unsigned char fill = 0xAB) {
+    perf_event_header header{type, misc, static_cast<std::uint16_t>(sizeof(perf_event_header) + body_bytes)};
+    write(head, &header, sizeof header);
+    std::vector<unsigned char> body(body_bytes, fill);
+    write(head + sizeof header, body.data(), body.size());
+    head += header.size;
+    return header.size;
+  }
+  std::span<const std::byte> data() const { return data_; }
+
+ private:
+  std::vector<std::byte> data_;
+};
+
+TEST(ReadRecords, EmptyRangeHasNoRecords) {
+  SyntheticRing ring(64);
+  const RecordRead read = read_records(ring.data(), 16, 16);
+  EXPECT_TRUE(read.records.empty());
+  EXPECT_FALSE(read.truncated);
+}
+
+TEST(ReadRecords, ReadsRecordsInOrder) {
+  SyntheticRing ring(256);
+  std::uint64_t head = 0;
+  ring.append(head, PERF_RECORD_SWITCH, 0, 0);
+  ring.append(head, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT, 0);
+  ring.append(head, PERF_RECORD_LOST, 0, 16);
+  const RecordRead read = read_records(ring.data(), 0, head);
+  ASSERT_EQ(read.records.size(), 3u);
+  EXPECT_FALSE(parse_switch(read.records[0])->out);
+  EXPECT_TRUE(parse_switch(read.records[1])->out);
+  EXPECT_EQ(read.records[2].type, static_cast<std::uint32_t>(PERF_RECORD_LOST));
+  EXPECT_FALSE(parse_switch(read.records[2]).has_value());
+  EXPECT_FALSE(read.truncated);
+}
+
+TEST(ReadRecords, UndoesWrapAroundInsideARecord) {
+  SyntheticRing ring(64);
+  std::uint64_t head = 56;  // a 24-byte record starting 8 bytes before the end
+  ring.append(head, PERF_RECORD_LOST, 0, 16, 0x5A);
+  const RecordRead read = read_records(ring.data(), 56, head);
+  ASSERT_EQ(read.records.size(), 1u);
+  ASSERT_EQ(read.records[0].bytes.size(), 24u);
+  for (std::size_t i = sizeof(perf_event_header); i < 24; ++i) {
+    EXPECT_EQ(read.records[0].bytes[i], std::byte{0x5A}) << "byte " << i;
+  }
+}
+
+TEST(ReadRecords, HeaderSplitAcrossTheEndAfterManyLaps) {
+  SyntheticRing ring(64);
+  std::uint64_t head = 64 * 1000 + 60;  // positions are free-running, far past the size
+  const std::uint64_t tail = head;
+  ring.append(head, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT, 8);
+  const RecordRead read = read_records(ring.data(), tail, head);
+  ASSERT_EQ(read.records.size(), 1u);
+  EXPECT_TRUE(parse_switch(read.records[0])->out);
+}
+
+TEST(ReadRecords, TruncatedRecordStopsTheRead) {
+  SyntheticRing ring(128);
+  std::uint64_t head = 0;
+  ring.append(head, PERF_RECORD_SWITCH, 0, 0);
+  const std::uint16_t size = ring.append(head, PERF_RECORD_LOST, 0, 32);
+  // head claims only part of the second record.
+  const RecordRead read = read_records(ring.data(), 0, head - size / 2);
+  EXPECT_EQ(read.records.size(), 1u);
+  EXPECT_TRUE(read.truncated);
+}
+
+TEST(ReadRecords, HeaderSmallerThanAHeaderIsTruncation) {
+  SyntheticRing ring(64);
+  perf_event_header bogus{PERF_RECORD_SWITCH, 0, 4};
+  ring.write(0, &bogus, sizeof bogus);
+  const RecordRead read = read_records(ring.data(), 0, 32);
+  EXPECT_TRUE(read.records.empty());
+  EXPECT_TRUE(read.truncated);
+}
+
+TEST(ParseMmap, ReadsFieldsAndFilename) {
+  struct {
+    perf_event_header header;
+    std::uint32_t pid, tid;
+    std::uint64_t addr, len, pgoff;
+    char filename[16];
+  } raw{{PERF_RECORD_MMAP, 0, sizeof raw}, 10, 11, 0x7000, 0x2000, 3, "//anon"};
+  Record record{PERF_RECORD_MMAP, 0, std::vector<std::byte>(sizeof raw)};
+  std::memcpy(record.bytes.data(), &raw, sizeof raw);
+  const auto mmap = parse_mmap(record);
+  ASSERT_TRUE(mmap.has_value());
+  EXPECT_EQ(mmap->pid, 10u);
+  EXPECT_EQ(mmap->tid, 11u);
+  EXPECT_EQ(mmap->addr, 0x7000u);
+  EXPECT_EQ(mmap->len, 0x2000u);
+  EXPECT_EQ(mmap->pgoff, 3u);
+  EXPECT_EQ(mmap->filename, "//anon");
+}
+
+TEST(ParseSample, ReadsIpAndTid) {
+  struct {
+    perf_event_header header;
+    std::uint64_t ip;
+    std::uint32_t pid, tid;
+  } raw{{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof raw}, 0xdeadbeef, 42, 43};
+  Record record{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, std::vector<std::byte>(sizeof raw)};
+  std::memcpy(record.bytes.data(), &raw, sizeof raw);
+  const auto sample = parse_ip_tid_sample(record);
+  ASSERT_TRUE(sample.has_value());
+  EXPECT_EQ(sample->ip, 0xdeadbeefu);
+  EXPECT_EQ(sample->pid, 42u);
+  EXPECT_EQ(sample->tid, 43u);
+  EXPECT_FALSE(parse_mmap(record).has_value());
+}
+
+}  // namespace
+}  // namespace sigwake

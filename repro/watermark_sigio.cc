@@ -1,0 +1,54 @@
+// rr's case: does a ring-buffer watermark wakeup raise SIGIO on a FASYNC perf fd?
+// Fixed upstream by fd20bb51ed39 "perf/ring_buffer: Trigger IO signals for
+// watermark_wakeup" (v6.10); before it, perf_output_wakeup() woke poll() only.
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "lib/attrs.h"
+#include "lib/evidence.h"
+#include "lib/process.h"
+#include "lib/repro.h"
+
+using namespace std::chrono_literals;
+
+namespace sigwake {
+
+const char* const kReproName = "watermark_sigio";
+
+// The wakeup that sets POLLIN also sends the signal, from the same irq_work on
+// the same CPU (we pin to one); the grace only covers scheduling noise.
+constexpr auto kWakeupBudget = 2000ms;
+constexpr auto kSignalGrace = 100ms;
+
+void reproduce(Report& report) {
+  pin_to_cpu(0);
+  StoppedChild child;
+  PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
+  SignalCapture sigio(SIGIO);
+  event.request_signals(getpid(), SIGIO);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  event.enable();
+
+  child.resume();  // runs once we sleep in poll: switch-in, exit, switch-out
+  const std::int64_t start = monotonic_ns();
+  const short revents = wait_readable(event.fd(), kWakeupBudget);
+  const bool signalled = sigio.wait_for(1, Deadline(kSignalGrace));
+  const std::int64_t decided = monotonic_ns();
+
+  report.add("data_head", static_cast<long long>(ring.head()));
+  const int records = add_record_evidence(report, ring.consume());
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, sigio);
+  report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
+
+  if (signalled) return report.decide(Verdict::kDelivered);
+  if (records > 0 && (revents & POLLIN)) {
+    return report.decide(Verdict::kNotDelivered, "record written and POLLIN reported, no SIGIO within the grace");
+  }
+  report.decide(Verdict::kError, "the watermark wakeup never happened: no record or no POLLIN within the budget");
+}
+
+}  // namespace sigwake
