@@ -21,8 +21,8 @@ constexpr std::uint64_t kPeriodNs = 100'000;
 constexpr auto kBudget = 2000ms;
 
 void reproduce(Report& report) {
+  SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   PerfEvent event = PerfEvent::open(task_clock_sampling_attr(kPeriodNs), 0, -1);
-  SignalCapture sigio(SIGIO);
   event.request_signals(getpid(), SIGIO);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();

@@ -24,10 +24,10 @@ constexpr auto kWakeupBudget = 2000ms;
 constexpr auto kSignalGrace = 100ms;
 
 void reproduce(Report& report) {
+  SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   pin_to_cpu(0);
   StoppedChild child;
   PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
-  SignalCapture sigio(SIGIO);
   event.request_signals(getpid(), SIGIO);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();

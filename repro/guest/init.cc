@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -87,6 +88,11 @@ void power_off() {
 }  // namespace
 
 int main() {
+  if (getpid() != 1) {
+    // It mounts filesystems and powers the machine off: never outside a guest.
+    std::fputs("sigwake-init: runs only as PID 1 of a sigwake guest\n", stderr);
+    return 2;
+  }
   mkdir("/dev", 0755);
   mkdir("/proc", 0555);
   mkdir("/sys", 0555);
@@ -123,7 +129,7 @@ int main() {
     console.line("# sigwake.duration_us=" + std::to_string(run.duration_us));
     console.line(result_line(i + 1, names[i], run));
   }
-  console.line("# sigwake.done");
+  console.line("# sigwake.done=" + std::to_string(names.size()));  // all reported
   power_off();
   return 1;
 }

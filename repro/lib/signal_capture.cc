@@ -59,11 +59,16 @@ SignalCapture::SignalCapture(int signo) : signo_(signo) {
 }
 
 SignalCapture::~SignalCapture() {
-  sigaction(signo_, &old_action_, nullptr);
+  // A late signal may still be pending; under the default action (SIGIO's is to
+  // terminate) unblocking would kill us. Ignoring discards it first.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(signo_, &ignore, nullptr);
   if (!was_blocked_) {
     sigset_t set = only(signo_);
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
   }
+  sigaction(signo_, &old_action_, nullptr);
 }
 
 int SignalCapture::count() const { return g_slots[signo_].reserved.load(std::memory_order_acquire); }

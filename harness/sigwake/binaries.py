@@ -1,0 +1,50 @@
+"""The reproducers and the guest init, configured and built by Meson."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import initramfs
+from .progress import Progress
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Binaries:
+    init: Path
+    reproducers: dict[str, Path]  # name -> static program
+
+    def initramfs(self, dest: Path) -> Path:
+        return initramfs.write(initramfs.guest_entries(self.init, self.reproducers), dest)
+
+
+def _run(argv: list[str], progress: Progress) -> None:
+    progress.step(" ".join(argv))
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise BuildError(f"{' '.join(argv)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
+
+
+def build(source: Path, build_dir: Path, progress: Progress) -> Binaries:
+    if not (build_dir / "build.ninja").exists():
+        _run(["meson", "setup", str(build_dir), str(source)], progress)
+    _run(["meson", "compile", "-C", str(build_dir)], progress)
+    return locate(build_dir)
+
+
+def locate(build_dir: Path) -> Binaries:
+    repro_dir = build_dir / "repro"
+    listing = repro_dir / "reproducers.txt"
+    if not listing.exists():
+        raise BuildError(f"{listing} is missing: build first (./sigwake build)")
+    names = listing.read_text().split()
+    programs = {name: repro_dir / name for name in names}
+    missing = [str(p) for p in [repro_dir / "sigwake-init", *programs.values()] if not p.exists()]
+    if missing:
+        raise BuildError(f"not built: {', '.join(missing)}")
+    return Binaries(repro_dir / "sigwake-init", programs)

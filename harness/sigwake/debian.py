@@ -1,0 +1,137 @@
+"""Debian kernel packages: find the newest of a name pattern in a suite, download
+it once, extract only the kernel image. Every suite is read through a private
+apt state directory inside the cache; the system's apt sources are never touched."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tarfile
+import time
+from dataclasses import dataclass
+from functools import cmp_to_key
+from pathlib import Path
+
+import apt_pkg
+
+from .progress import Progress
+
+MIRROR = "http://deb.debian.org/debian"
+SECURITY_MIRROR = "http://deb.debian.org/debian-security"
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+
+# What each suite name reads: stable suites include their security updates.
+SUITE_SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
+    "bookworm": ((MIRROR, "bookworm"), (SECURITY_MIRROR, "bookworm-security")),
+    "bookworm-backports": ((MIRROR, "bookworm-backports"),),
+    "trixie": ((MIRROR, "trixie"), (SECURITY_MIRROR, "trixie-security")),
+    "sid": ((MIRROR, "sid"),),
+}
+
+LISTS_MAX_AGE_S = 6 * 3600
+
+# Where a kernel package keeps its image: /boot up to Debian 13, /usr/lib/modules after.
+IMAGE_MEMBER = re.compile(r"^\./(boot/vmlinuz-[^/]+|usr/lib/modules/[^/]+/vmlinuz)$")
+
+
+class DebianError(RuntimeError):
+    """apt could not answer or the package is not what we expected."""
+
+
+@dataclass(frozen=True)
+class Package:
+    suite: str
+    name: str
+    version: str
+
+
+@dataclass(frozen=True)
+class AptSuite:
+    """One suite's private apt state under `root`."""
+
+    suite: str
+    root: Path
+
+    def options(self) -> list[str]:
+        r = self.root
+        return [
+            "-o", f"Dir::State={r}/state",
+            "-o", f"Dir::State::status={r}/state/status",
+            "-o", f"Dir::Cache={r}/cache",
+            "-o", f"Dir::Etc::SourceList={r}/sources.list",
+            "-o", "Dir::Etc::SourceParts=/nonexistent",
+            "-o", "Dir::Etc::Preferences=/nonexistent",
+            "-o", "Dir::Etc::PreferencesParts=/nonexistent",
+            "-o", "APT::Architecture=amd64",
+            "-o", "APT::Architectures::=amd64",
+            "-o", "Debug::NoLocking=1",
+        ]
+
+    def prepare(self) -> None:
+        if self.suite not in SUITE_SOURCES:
+            raise DebianError(f"unknown suite {self.suite!r}; known: {', '.join(SUITE_SOURCES)}")
+        for sub in ("state/lists/partial", "cache/archives/partial"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        (self.root / "state/status").touch()
+        lines = [f"deb [signed-by={KEYRING}] {mirror} {dist} main" for mirror, dist in SUITE_SOURCES[self.suite]]
+        (self.root / "sources.list").write_text("\n".join(lines) + "\n")
+
+    def update(self, progress: Progress, force: bool = False) -> None:
+        self.prepare()
+        stamp = self.root / "updated"
+        if not force and stamp.exists() and time.time() - stamp.stat().st_mtime < LISTS_MAX_AGE_S:
+            return
+        progress.step(f"apt: updating the package lists of {self.suite} (private state in {self.root})")
+        self._run(["apt-get", *self.options(), "-q", "update"])
+        stamp.touch()
+
+    def packages(self, pattern: str) -> list[Package]:
+        """Every package whose whole name matches the Python regex `pattern`, newest first."""
+        regex = re.compile(pattern)
+        names = [n for n in self._run(["apt-cache", *self.options(), "pkgnames", "linux-"]).split() if regex.fullmatch(n)]
+        if not names:
+            return []
+        stanzas = self._run(["apt-cache", *self.options(), "show", "--no-all-versions", *names])
+        found = [
+            Package(self.suite, name, version)
+            for name, version in re.findall(r"^Package: (\S+)\n(?:.*\n)*?Version: (\S+)$", stanzas, re.M)
+        ]
+        apt_pkg.init_system()
+        by_version = cmp_to_key(lambda a, b: apt_pkg.version_compare(a.version, b.version))
+        return sorted(found, key=by_version, reverse=True)
+
+    def download(self, package: Package, dest_dir: Path, progress: Progress) -> Path:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        existing = sorted(dest_dir.glob(f"{package.name}_*.deb"))
+        if existing:
+            return existing[-1]
+        progress.step(f"apt: downloading {package.name} {package.version} from {self.suite}")
+        self._run(["apt-get", *self.options(), "-q", "download", f"{package.name}={package.version}"], cwd=dest_dir)
+        got = sorted(dest_dir.glob(f"{package.name}_*.deb"))
+        if not got:
+            raise DebianError(f"apt-get download left no .deb for {package.name}")
+        return got[-1]
+
+    def _run(self, argv: list[str], cwd: Path | None = None) -> str:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            raise DebianError(f"{' '.join(argv[:1] + argv[-3:])} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
+        return done.stdout
+
+
+def extract_image(deb: Path, dest: Path) -> Path:
+    """Copies the kernel image out of a .deb (nothing is installed) to `dest`."""
+    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as archive:
+            for member in archive:
+                if member.isfile() and IMAGE_MEMBER.match(member.name):
+                    source = archive.extractfile(member)
+                    assert source is not None
+                    partial = dest.with_suffix(".partial")
+                    partial.write_bytes(source.read())
+                    partial.replace(dest)
+                    proc.kill()
+                    return dest
+        proc.wait()
+    raise DebianError(f"{deb.name} holds no kernel image (looked for /boot/vmlinuz-* and /usr/lib/modules/*/vmlinuz)")

@@ -1,0 +1,92 @@
+"""The main job: build, fetch the kernels, test each (QEMU, or natively for the
+host), record every result as soon as it exists, and regenerate the matrix."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import binaries as binaries_mod
+from . import native, qemu
+from .debian import DebianError
+from .guest import GuestConfig, run_guest
+from .kernels import Kernel, KernelCache, KernelSpecError
+from .progress import Progress
+from .results import KernelResult, console_log_path, write_matrix, write_result
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    source: Path
+    build_dir: Path
+    cache: Path
+    results_dir: Path
+    kernel_specs: tuple[str, ...] = ("default", "host")
+    accel: str | None = None
+    repro_timeout_ms: int = 10_000
+    boot_timeout_s: float = 0.0
+
+
+@dataclass
+class RunSummary:
+    results: list[KernelResult] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # kernels that could not even be fetched
+
+
+def source_commit(source: Path) -> str:
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True, timeout=30)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, guest: GuestConfig,
+                results_dir: Path, commit: str) -> KernelResult:
+    names = sorted(built.reproducers)
+    if kernel.native:
+        repros = native.run_all(built, guest.repro_timeout_ms / 1000)
+        release: str | None = os.uname().release
+        runner: dict[str, object] = {"mode": "native"}
+        boot: dict[str, object] = {"status": "native"}
+    else:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        outcome = run_guest(kernel, initrd, names, guest, console_log_path(results_dir, kernel.id))
+        release, boot, repros = outcome.release, outcome.boot, outcome.reproducers
+        runner = {"mode": "qemu", "qemu": qemu.qemu_version(), "accel": guest.accel.name,
+                  "accel_reason": guest.accel.reason, "cpus": guest.cpus, "memory_mb": guest.memory_mb}
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return KernelResult(kernel.id, release, kernel.origin.to_json(), runner, boot, repros, now, commit)
+
+
+def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
+    summary = RunSummary()
+    built = binaries_mod.build(config.source, config.build_dir, progress)
+    initrd = built.initramfs(config.build_dir / "sigwake-initramfs.cpio")
+    accel = qemu.choose_accel(config.accel)
+    progress.step(f"accelerator: {accel.name} ({accel.reason})")
+    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s)
+    cache = KernelCache(config.cache)
+    commit = source_commit(config.source)
+
+    for spec in config.kernel_specs:
+        try:
+            kernels = cache.resolve(spec, progress)
+        except (DebianError, KernelSpecError, OSError) as e:
+            summary.failures.append(f"{spec}: {e}")
+            progress.step(f"cannot test {spec}: {e}")
+            continue
+        for kernel in kernels:
+            how = "natively" if kernel.native else f"under QEMU ({accel.name})"
+            progress.step(f"testing {kernel.id} {how}")
+            result = test_kernel(kernel, built, initrd, guest, config.results_dir, commit)
+            write_result(config.results_dir, result)
+            write_matrix(config.results_dir)
+            verdicts = ", ".join(f"{r.name}={r.verdict}" for r in result.reproducers)
+            progress.step(f"  {kernel.id}: boot {result.boot['status']}; {verdicts}")
+            summary.results.append(result)
+    return summary

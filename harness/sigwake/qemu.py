@@ -1,0 +1,114 @@
+"""Where a kernel is booted: QEMU with the accelerator chosen by evidence, no
+network, no shared filesystem, and a hard timeout on every boot."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+QEMU = "qemu-system-x86_64"
+KVM_GET_API_VERSION = 0xAE00
+KVM_CREATE_VM = 0xAE01
+KVM_API_VERSION = 12
+
+# Kernel arguments every boot gets: serial console, panic ends the boot at once
+# (with -no-reboot QEMU then exits), little printk noise, no PS/2 mouse probing.
+BASE_APPEND = ("console=ttyS0", "panic=-1", "quiet", "loglevel=4", "i8042.noaux=1", "rdinit=/init")
+
+
+@dataclass(frozen=True)
+class Accel:
+    name: str  # "kvm" or "tcg"
+    reason: str
+
+
+def probe_kvm(cpuinfo: str, device: Path = Path("/dev/kvm")) -> str | None:
+    """None when KVM can run a guest here, else why not."""
+    flags = {w for line in cpuinfo.splitlines() if line.startswith("flags") for w in line.split(":", 1)[1].split()}
+    if not flags & {"vmx", "svm"}:
+        return "the CPU flags show neither vmx nor svm (a nested or paravirtual host)"
+    try:
+        fd = os.open(device, os.O_RDWR | os.O_CLOEXEC)
+    except OSError as e:
+        return f"{device} cannot be opened: {e.strerror}"
+    try:
+        if fcntl.ioctl(fd, KVM_GET_API_VERSION) != KVM_API_VERSION:
+            return f"{device} speaks an unexpected KVM API"
+        vm = fcntl.ioctl(fd, KVM_CREATE_VM, 0)
+        os.close(vm)
+    except OSError as e:
+        return f"{device} cannot create a VM: {e.strerror}"
+    finally:
+        os.close(fd)
+    return None
+
+
+def choose_accel(override: str | None, cpuinfo: str | None = None) -> Accel:
+    if override in ("kvm", "tcg"):
+        return Accel(override, "chosen with --accel")
+    if override not in (None, "auto"):
+        raise ValueError(f"--accel must be kvm, tcg or auto, not {override!r}")
+    text = cpuinfo if cpuinfo is not None else Path("/proc/cpuinfo").read_text()
+    why_not = probe_kvm(text)
+    return Accel("tcg", f"KVM unusable: {why_not}") if why_not else Accel("kvm", "vmx/svm present and /dev/kvm creates VMs")
+
+
+def qemu_version() -> str:
+    done = subprocess.run([QEMU, "--version"], capture_output=True, text=True, timeout=30)
+    return done.stdout.splitlines()[0] if done.returncode == 0 and done.stdout else "unknown"
+
+
+@dataclass(frozen=True)
+class BootRequest:
+    image: Path
+    initrd: Path
+    append: tuple[str, ...]  # beyond BASE_APPEND
+    accel: Accel
+    timeout_s: float
+    memory_mb: int = 512
+    cpus: int = 2
+
+
+@dataclass(frozen=True)
+class BootOutcome:
+    console: str
+    exit_code: int | None  # None when we killed it at the timeout
+    timed_out: bool
+    seconds: float
+    stderr: str
+    command: tuple[str, ...]
+
+
+def command(request: BootRequest, console_log: Path) -> list[str]:
+    accel = ["-accel", "kvm", "-cpu", "host"] if request.accel.name == "kvm" else ["-accel", "tcg"]
+    return [
+        QEMU, *accel,
+        "-m", str(request.memory_mb), "-smp", str(request.cpus),
+        "-nic", "none", "-no-reboot", "-display", "none", "-monitor", "none",
+        "-serial", f"file:{console_log}",
+        "-kernel", str(request.image), "-initrd", str(request.initrd),
+        "-append", " ".join((*BASE_APPEND, *request.append)),
+    ]
+
+
+def boot(request: BootRequest, console_log: Path) -> BootOutcome:
+    """Boots once; returns when QEMU exits or is killed at the timeout."""
+    console_log.unlink(missing_ok=True)
+    argv = command(request, console_log)
+    start = time.monotonic()
+    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=request.timeout_s)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, stderr = proc.communicate()
+            timed_out = True
+    seconds = time.monotonic() - start
+    console = console_log.read_text(errors="replace") if console_log.exists() else ""
+    return BootOutcome(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, tuple(argv))

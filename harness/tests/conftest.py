@@ -1,0 +1,56 @@
+"""Shared fixtures: the built reproducers, the kernel cache and the accelerator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sigwake import binaries, qemu
+from sigwake.kernels import DEFAULT_KERNELS, Kernel, KernelCache
+from sigwake.cli import REPO, default_cache
+from sigwake.progress import Progress
+
+
+@pytest.fixture(scope="session")
+def built() -> binaries.Binaries:
+    return binaries.build(REPO, REPO / "build", Progress(quiet=True))
+
+
+@pytest.fixture(scope="session")
+def initrd(built: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built.initramfs(tmp_path_factory.mktemp("initramfs") / "guest.cpio")
+
+
+@pytest.fixture(scope="session")
+def accel() -> qemu.Accel:
+    return qemu.choose_accel(None)
+
+
+@pytest.fixture(scope="session")
+def cache_root() -> Path:
+    return default_cache()
+
+
+def _debian_kernel(cache_root: Path, suite: str) -> Kernel:
+    cache = KernelCache(cache_root)
+    query = next(q for q in DEFAULT_KERNELS if q.suite == suite)
+    return cache.fetch(cache.newest(query, Progress(quiet=True)), Progress(quiet=True))
+
+
+@pytest.fixture(scope="session")
+def kernel_6_1(cache_root: Path) -> Kernel:
+    """Debian 12's newest 6.1: before the fix (v6.10)."""
+    return _debian_kernel(cache_root, "bookworm")
+
+
+@pytest.fixture(scope="session")
+def kernel_6_12(cache_root: Path) -> Kernel:
+    """Debian 13's newest 6.12: after the fix."""
+    return _debian_kernel(cache_root, "trixie")
+
+
+@pytest.fixture(scope="session")
+def test_programs() -> dict[str, Path]:
+    """Misbehaving stand-ins for reproducers (repro/tests/hang.cc, crash.cc)."""
+    return {name: REPO / "build" / "repro" / "tests" / f"sigwake-test-{name}" for name in ("hang", "crash")}

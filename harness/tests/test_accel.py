@@ -1,0 +1,35 @@
+"""KVM or TCG, decided by evidence."""
+
+import pytest
+
+from sigwake.qemu import choose_accel, command, BootRequest, Accel
+from pathlib import Path
+
+
+def test_no_virtualisation_flags_means_tcg() -> None:
+    accel = choose_accel(None, "processor\t: 0\nflags\t\t: fpu sse2 hypervisor\n")
+    assert accel.name == "tcg" and "vmx" in accel.reason
+
+
+def test_override_wins_and_is_said() -> None:
+    assert choose_accel("tcg", "flags\t: vmx") == Accel("tcg", "chosen with --accel")
+    assert choose_accel("kvm", "flags\t: fpu").name == "kvm"
+    with pytest.raises(ValueError):
+        choose_accel("hvf")
+
+
+def test_this_host_runs_tcg() -> None:
+    # The development and CI hosts are guests without vmx/svm: KVM there aborts or crawls.
+    flags = Path("/proc/cpuinfo").read_text()
+    if " vmx" in flags or " svm" in flags:
+        pytest.skip("this host exposes vmx/svm: the automatic choice may rightly be KVM")
+    assert choose_accel(None).name == "tcg"
+
+
+def test_every_boot_is_isolated() -> None:
+    argv = command(BootRequest(Path("k"), Path("i"), ("x=1",), Accel("tcg", ""), 5.0), Path("log"))
+    joined = " ".join(argv)
+    for flag in ("-nic none", "-no-reboot", "-accel tcg", "-display none"):
+        assert flag in joined
+    assert "panic=-1" in argv[argv.index("-append") + 1]
+    assert "-cpu" not in argv  # TCG runs QEMU's default CPU model

@@ -1,0 +1,87 @@
+"""End to end under QEMU on real Debian kernels: the verdicts of the bug and its
+controls, with their evidence, recorded as result files and a matrix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sigwake.cli import REPO
+from sigwake.kernels import Kernel
+from sigwake.matrix import RunConfig, RunSummary, run_matrix
+from sigwake.progress import Progress
+from sigwake.verdicts import Verdict
+
+
+def spec(kernel: Kernel) -> str:
+    return f"{kernel.origin.suite}:{kernel.origin.package}"
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("results")
+
+
+@pytest.fixture(scope="module")
+def run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, results_dir: Path) -> RunSummary:
+    config = RunConfig(REPO, REPO / "build", cache_root, results_dir, (spec(kernel_6_1), spec(kernel_6_12)))
+    return run_matrix(config, Progress(quiet=True))
+
+
+def verdicts(run: RunSummary, kernel: Kernel) -> dict[str, tuple[Verdict, dict[str, str]]]:
+    result = next(r for r in run.results if r.kernel_id == kernel.id)
+    return {r.name: (r.verdict, r.evidence) for r in result.reproducers}
+
+
+def test_both_kernels_booted_and_reported(run: RunSummary, kernel_6_1: Kernel, kernel_6_12: Kernel) -> None:
+    assert run.failures == []
+    assert [r.kernel_id for r in run.results] == [kernel_6_1.id, kernel_6_12.id]
+    for result in run.results:
+        assert result.boot["status"] == "ok", result.boot
+        assert result.runner["mode"] == "qemu" and result.runner["accel"] in ("tcg", "kvm")
+        assert result.release and result.release.startswith(kernel_6_1.id[:4] if result.kernel_id == kernel_6_1.id else "6.12.")
+
+
+def test_6_1_marks_the_fd_readable_but_sends_no_sigio(run: RunSummary, kernel_6_1: Kernel) -> None:
+    verdict, evidence = verdicts(run, kernel_6_1)["watermark_sigio"]
+    assert verdict is Verdict.NOT_DELIVERED, evidence
+    assert int(evidence["records"]) > 0 and "SWITCH" in evidence["record_types"]
+    assert evidence["pollin"] == "1"
+    assert evidence["signals"] == "0"
+
+
+def test_6_12_delivers_sigio_with_poll_in(run: RunSummary, kernel_6_12: Kernel) -> None:
+    verdict, evidence = verdicts(run, kernel_6_12)["watermark_sigio"]
+    assert verdict is Verdict.DELIVERED, evidence
+    assert int(evidence["signals"]) >= 1
+    assert evidence["si_signo"] == "29" and evidence["si_code"] == "1"  # SIGIO, POLL_IN
+    assert int(evidence["si_fd"]) >= 0
+
+
+def test_controls_are_delivered_on_both(run: RunSummary, kernel_6_1: Kernel, kernel_6_12: Kernel) -> None:
+    for kernel in (kernel_6_1, kernel_6_12):
+        got = verdicts(run, kernel)
+        assert got["watermark_poll"][0] is Verdict.DELIVERED, got["watermark_poll"]
+        assert got["overflow_sigio"][0] is Verdict.DELIVERED, got["overflow_sigio"]
+        assert "SAMPLE" in got["overflow_sigio"][1]["record_types"]
+
+
+def test_measurements_agree_with_the_expectations_table(run: RunSummary) -> None:
+    for result in run.results:
+        assert result.mismatches() == [], "\n".join(map(str, result.mismatches()))
+
+
+def test_result_files_console_logs_and_matrix_are_written(run: RunSummary, results_dir: Path) -> None:
+    for result in run.results:
+        data = json.loads((results_dir / f"{result.kernel_id}.json").read_text())
+        assert data["release"] == result.release
+        assert data["origin"]["kind"] == "debian" and len(data["origin"]["sha256"]) == 64
+        assert data["runner"]["qemu"].startswith("QEMU emulator version")
+        assert data["boot"]["seconds"] > 0 and data["boot"]["init_uptime_ms"] > 0
+        assert all(r["duration_ms"] > 0 for r in data["reproducers"])
+        log = (results_dir / f"{result.kernel_id}.console.log").read_text(errors="replace")
+        assert "sigwake.done=" in log and result.release in log
+    matrix = (results_dir / "matrix.md").read_text()
+    assert all(f"| {r.kernel_id} |" in matrix for r in run.results)

@@ -1,0 +1,61 @@
+"""Result files and the matrix."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sigwake.results import KernelResult, ReproResult, load_results, render_matrix, write_matrix, write_result
+from sigwake.verdicts import Verdict
+
+
+def result(kernel_id: str, release: str, sigio: Verdict) -> KernelResult:
+    return KernelResult(
+        kernel_id, release, {"kind": "debian", "package": f"linux-image-{kernel_id}"},
+        {"mode": "qemu", "accel": "tcg"}, {"status": "ok", "seconds": 4.0},
+        [ReproResult("watermark_sigio", sigio, "", {"records": "3", "pollin": "1", "signals": "0"}, 101.0),
+         ReproResult("watermark_poll", Verdict.DELIVERED, "", {"records": "2", "pollin": "1"}, 20.0)],
+        "2026-11-29T00:00:00+00:00", "abc",
+    )
+
+
+def test_write_then_load_round_trips(tmp_path: Path) -> None:
+    original = result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED)
+    path = write_result(tmp_path, original)
+    assert path.name == "6.1.0-57-amd64.json"
+    assert json.loads(path.read_text())["reproducers"][0]["verdict"] == "not-delivered"
+    assert load_results(tmp_path) == [original]
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_rewriting_replaces_and_keeps_other_kernels(tmp_path: Path) -> None:
+    write_result(tmp_path, result("a", "6.1.0", Verdict.NOT_DELIVERED))
+    write_result(tmp_path, result("b", "6.12.1", Verdict.DELIVERED))
+    write_result(tmp_path, result("a", "6.1.0", Verdict.ERROR))
+    loaded = {r.kernel_id: r for r in load_results(tmp_path)}
+    assert loaded["a"].reproducers[0].verdict is Verdict.ERROR
+    assert loaded["b"].reproducers[0].verdict is Verdict.DELIVERED
+
+
+def test_a_foreign_json_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "notes.json").write_text("{}")
+    with pytest.raises(ValueError, match="notes.json"):
+        load_results(tmp_path)
+
+
+def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
+    write_result(tmp_path, result("6.12.118+deb13-amd64", "6.12.118+deb13-amd64", Verdict.NOT_DELIVERED))
+    write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
+    text = write_matrix(tmp_path).read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| 6.")]
+    assert rows[0].startswith("| 6.1.0-57-amd64 ") and "as expected" in rows[0]
+    assert "**not-delivered** records=3 pollin=1 signals=0" in rows[0]
+    assert "watermark_sigio: regression" in rows[1]
+    assert "fd20bb51ed39" in text
+
+
+def test_matrix_shows_a_missing_cell() -> None:
+    only_poll = result("x", "6.1.0", Verdict.DELIVERED)
+    only_poll.reproducers = only_poll.reproducers[1:]
+    other = result("y", "6.1.0", Verdict.NOT_DELIVERED)
+    assert "| – |" in render_matrix([only_poll, other])

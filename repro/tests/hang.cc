@@ -1,0 +1,6 @@
+// A reproducer that never finishes: the guest must kill it at its deadline.
+#include <unistd.h>
+
+int main() {
+  for (;;) pause();
+}
