@@ -1,0 +1,29 @@
+"""The host kernel, natively: each reproducer's verdict against the expectations table."""
+
+from __future__ import annotations
+
+import os
+
+from sigwake import expectations
+from sigwake.binaries import Binaries
+from sigwake.native import run_all
+from sigwake.verdicts import Verdict
+
+
+def test_host_verdicts_match_what_is_known_of_its_version(built: Binaries) -> None:
+    release = os.uname().release
+    results = run_all(built, timeout_s=10)
+    assert [r.name for r in results] == sorted(built.reproducers)
+    for r in results:
+        assert r.verdict.is_kernel_verdict, f"{r.name}: {r.verdict} {r.reason}"
+        mismatch = expectations.check("host", release, r.name, r.verdict, r.evidence)
+        assert mismatch is None, str(mismatch)
+
+
+def test_the_evidence_triad_is_reported(built: Binaries) -> None:
+    by_name = {r.name: r for r in run_all(built, timeout_s=10)}
+    sigio = by_name["watermark_sigio"]
+    assert {"records", "record_types", "pollin", "signals", "decided_after_us"} <= set(sigio.evidence)
+    assert sigio.evidence["pollin"] == "1"
+    if sigio.verdict is Verdict.DELIVERED:
+        assert sigio.evidence["si_code"] == "1" and sigio.evidence["signal_tid"].isdigit()
