@@ -24,7 +24,7 @@ void reproduce(Report& report) {
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();
 
-  child.resume();  // runs once we sleep in poll
+  child.resume();  // runs once we sleep in poll: switch-in, stop, switch-out
   const short revents = wait_readable(event.fd(), kWakeupBudget);
 
   report.add("data_head", static_cast<long long>(ring.head()));

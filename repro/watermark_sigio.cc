@@ -32,7 +32,7 @@ void reproduce(Report& report) {
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();
 
-  child.resume();  // runs once we sleep in poll: switch-in, exit, switch-out
+  child.resume();  // runs once we sleep in poll: switch-in, stop, switch-out
   const std::int64_t start = monotonic_ns();
   const short revents = wait_readable(event.fd(), kWakeupBudget);
   const bool signalled = sigio.wait_for(1, Deadline(kSignalGrace));

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,9 +93,24 @@ def cell(repro: ReproResult | None) -> str:
     return f"**{repro.verdict}** {shown}".strip()
 
 
-def _sort_key(result: KernelResult) -> tuple[int, tuple[int, int], str]:
-    version = expectations.upstream_version(result.release or result.kernel_id) or (0, 0)
-    return (1 if result.runner.get("mode") == "native" else 0, version, result.kernel_id)
+def _sort_key(result: KernelResult) -> tuple[int, tuple[int, ...], str]:
+    numbers = tuple(int(n) for n in re.findall(r"\d+", result.release or result.kernel_id)[:4])
+    return (1 if result.runner.get("mode") == "native" else 0, numbers, result.kernel_id)
+
+
+def _origin(result: KernelResult) -> str:
+    o = result.origin
+    if o.get("kind") == "debian":
+        return f"{o.get('package')} {o.get('version')} ({o.get('suite')})"
+    return o.get("path") or o.get("kind", "?")
+
+
+def _boot(result: KernelResult) -> str:
+    b = result.boot
+    if b.get("status") == "native":
+        return "native, no boot"
+    timing = f"{b.get('seconds', '?')} s to power-off, /init at {b.get('init_uptime_ms', '?')} ms"
+    return f"{b['status']}: {b.get('detail')}" if b.get("status") != "ok" else timing
 
 
 def render_matrix(results: list[KernelResult]) -> str:
@@ -119,6 +135,12 @@ def render_matrix(results: list[KernelResult]) -> str:
         verdict = "as expected" if not mismatches else "; ".join(f"{m.repro}: {m.kind}" for m in mismatches)
         cells = " | ".join(cell(by_name.get(name)) for name in repros)
         lines.append(f"| {result.kernel_id} | {result.release or '?'} | {runner} | {cells} | {verdict} |")
+    lines += ["", "| kernel | from | sha256 | boot | runner |", "|---|---|---|---|---|"]
+    for result in ordered:
+        sha = (result.origin.get("sha256") or "")[:12] or "–"
+        r = result.runner
+        runner = f"{r.get('qemu', '?')}; {r.get('accel', '?')}: {r.get('accel_reason', '?')}" if r.get("mode") == "qemu" else "native"
+        lines.append(f"| {result.kernel_id} | {_origin(result)} | {sha} | {_boot(result)} | {runner} |")
     lines += ["", "Expectations and their sources:", ""]
     lines += [f"- `{row.repro}`: {row.source}" for row in expectations.TABLE]
     return "\n".join(lines) + "\n"

@@ -113,6 +113,7 @@ int main() {
   console.line("# sigwake.init_uptime_ms=" + std::to_string(static_cast<long long>(uptime_s * 1000)));
   if (cmdline_value(cmdline, "sigwake.mode", "run") == "poweroff") {
     console.line("1..0 # SKIP poweroff mode");
+    console.line("# sigwake.done=0");
     power_off();
     return 1;
   }

@@ -25,6 +25,7 @@ StoppedChild::StoppedChild() {
   check(pid_ >= 0, "fork");
   if (pid_ == 0) {
     raise(SIGSTOP);
+    raise(SIGSTOP);
     _exit(0);
   }
   int status = 0;

@@ -11,8 +11,10 @@ namespace sigwake {
 // record, the irq_work it raises and our wait all run on that CPU, in order.
 void pin_to_cpu(int cpu);
 
-// A forked child that stops itself at once (SIGSTOP) and, once resumed, exits:
-// a task whose context switches we can cause at a moment of our choosing.
+// A forked child that stops itself at once (SIGSTOP) and, once resumed, runs
+// and stops itself again: a task whose context switches we cause at a moment of
+// our choosing. It stays alive: once the monitored task exits, perf_poll()
+// reports POLLHUP instead of POLLIN, which would hide the wakeup we look for.
 class StoppedChild {
  public:
   StoppedChild();  // returns once the child is stopped
@@ -21,7 +23,7 @@ class StoppedChild {
   ~StoppedChild();  // kills and reaps it if still there
 
   pid_t pid() const { return pid_; }
-  void resume() const;  // SIGCONT: it runs, switches and exits
+  void resume() const;  // SIGCONT: it switches in, runs, stops again (switching out)
 
  private:
   pid_t pid_ = -1;

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../guest/runner.h"
 
@@ -42,10 +43,17 @@ Ktap parse(const std::string& output) {
   return ktap;
 }
 
-Ktap run_native(const std::string& name, int* exit_code) {
-  const char* dir = std::getenv("SIGWAKE_REPRO_DIR");
-  if (dir == nullptr) ADD_FAILURE() << "SIGWAKE_REPRO_DIR is not set (run through meson test)";
-  const RunOutcome run = run_with_deadline({std::string(dir ? dir : ".") + "/" + name}, 10s);
+std::string from_env(const char* variable) {
+  const char* value = std::getenv(variable);
+  if (value == nullptr) ADD_FAILURE() << variable << " is not set (run through meson test)";
+  return value ? value : "";
+}
+
+// Runs build/repro/<name>, under `wrapper` when one is given.
+Ktap run_native(const std::string& name, int* exit_code, const std::string& wrapper = "") {
+  std::vector<std::string> argv{from_env("SIGWAKE_REPRO_DIR") + "/" + name};
+  if (!wrapper.empty()) argv.insert(argv.begin(), wrapper);
+  const RunOutcome run = run_with_deadline(argv, 10s);
   EXPECT_TRUE(run.exited) << name << " did not exit (timed out: " << run.timed_out << ")";
   *exit_code = run.exit_code;
   const Ktap ktap = parse(run.output);
@@ -96,6 +104,28 @@ TEST(NativeRepro, OverflowSigioIsDelivered) {
   EXPECT_NE(ktap.diagnostics["record_types"].find("SAMPLE"), std::string::npos);
   EXPECT_EQ(ktap.diagnostics["si_signo"], std::to_string(SIGIO));
 }
+
+}  // namespace
+}  // namespace sigwake
+
+namespace sigwake {
+namespace {
+
+// A kernel without perf events (perf_event_open: ENOSYS) is unsupported, not a failure.
+class WithoutPerf : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WithoutPerf, IsReportedAsUnsupportedWithTheReason) {
+  int code = -1;
+  Ktap ktap = run_native(GetParam(), &code, from_env("SIGWAKE_NOPERF"));
+  EXPECT_EQ(ktap.diagnostics["verdict"], "unsupported");
+  EXPECT_EQ(code, 4);
+  EXPECT_NE(ktap.diagnostics["reason"].find("ENOSYS"), std::string::npos) << ktap.diagnostics["reason"];
+  EXPECT_NE(ktap.diagnostics["reason"].find("CONFIG_PERF_EVENTS"), std::string::npos);
+  EXPECT_NE(ktap.result_line.find("# SKIP"), std::string::npos) << ktap.result_line;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryReproducer, WithoutPerf,
+                         ::testing::Values("watermark_sigio", "watermark_poll", "overflow_sigio"));
 
 }  // namespace
 }  // namespace sigwake
