@@ -70,7 +70,7 @@ def test_default_set_is_the_newest_of_each_suite(cache_root: Path) -> None:
     # Real package lists: one kernel per suite, each the newest of its pattern there.
     cache = KernelCache(cache_root)
     for query in DEFAULT_KERNELS:
+        newest = cache.newest(query, Progress(quiet=True))  # updates the suite's lists first
         packages = cache.suite(query.suite).packages(query.pattern)
-        newest = cache.newest(query, Progress(quiet=True))
         assert newest == packages[0] and newest.suite == query.suite
         assert all(p.name != newest.name or p.version == newest.version for p in packages)
