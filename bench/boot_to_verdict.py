@@ -44,16 +44,19 @@ def main() -> int:
             for kernel in cache.resolve(spec, quiet):
                 if kernel.native:
                     continue
-                full, bare, uptime, per_repro = [], [], [], {n: [] for n in names}
+                full: list[float] = []
+                bare: list[float] = []
+                uptime: list[float] = []
+                per_repro: dict[str, list[float]] = {n: [] for n in names}
                 for _ in range(args.boots):
                     run = run_guest(kernel, initrd, names, config, Path(tmp) / "console.log")
                     off = run_guest(kernel, initrd, [], config, Path(tmp) / "console.log", mode="poweroff")
-                    if run.boot["status"] != "ok" or off.boot["status"] != "ok":
-                        print(f"{kernel.id}: boot {run.boot['status']}/{off.boot['status']}: {run.boot['detail']}")
+                    if run.boot.status != "ok" or off.boot.status != "ok" or off.boot.init_uptime_ms is None:
+                        print(f"{kernel.id}: boot {run.boot.status}/{off.boot.status}: {run.boot.detail}")
                         break
-                    full.append(run.boot["seconds"])
-                    bare.append(off.boot["seconds"])
-                    uptime.append(off.boot["init_uptime_ms"])
+                    full.append(run.boot.seconds or 0.0)
+                    bare.append(off.boot.seconds or 0.0)
+                    uptime.append(off.boot.init_uptime_ms)
                     for r in run.reproducers:
                         per_repro[r.name].append(r.duration_ms or 0.0)
                 if not full:

@@ -97,8 +97,7 @@ class AptSuite:
             for name, version in re.findall(r"^Package: (\S+)\n(?:.*\n)*?Version: (\S+)$", stanzas, re.M)
         ]
         apt_pkg.init_system()
-        by_version = cmp_to_key(lambda a, b: apt_pkg.version_compare(a.version, b.version))
-        return sorted(found, key=by_version, reverse=True)
+        return sorted(found, key=cmp_to_key(_compare_versions), reverse=True)
 
     def download(self, package: Package, dest_dir: Path, progress: Progress) -> Path:
         dest_dir.mkdir(parents=True, exist_ok=True)
@@ -117,6 +116,10 @@ class AptSuite:
         if done.returncode != 0:
             raise DebianError(f"{' '.join(argv[:1] + argv[-3:])} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
         return done.stdout
+
+
+def _compare_versions(a: Package, b: Package) -> int:
+    return int(apt_pkg.version_compare(a.version, b.version))  # as dpkg orders them
 
 
 def extract_image(deb: Path, dest: Path) -> Path:

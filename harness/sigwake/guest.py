@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import console, ktap, qemu
 from .kernels import Kernel
-from .results import ReproResult
+from .results import BootRecord, ReproResult
 from .verdicts import Verdict
 
 
@@ -29,7 +29,7 @@ class GuestConfig:
 @dataclass(frozen=True)
 class GuestOutcome:
     release: str | None
-    boot: dict[str, object]
+    boot: BootRecord
     reproducers: list[ReproResult]
 
 
@@ -68,15 +68,8 @@ def interpret(outcome: qemu.BootOutcome, token: str, names: list[str], timeout_s
         else:
             results.append(ReproResult(name, Verdict.ERROR, "the guest did not report this reproducer"))
 
-    boot = {
-        "status": status,
-        "seconds": round(outcome.seconds, 3),
-        "init_uptime_ms": report.init_uptime_ms,
-        "detail": detail,
-        "rejected_frames": unframed.rejected,
-    }
-    if status != "ok":
-        boot["console_tail"] = console.tail(outcome.console)
+    boot = BootRecord(status, round(outcome.seconds, 3), report.init_uptime_ms, detail, unframed.rejected,
+                      console.tail(outcome.console) if status != "ok" else None)
     return GuestOutcome(report.release, boot, results)
 
 

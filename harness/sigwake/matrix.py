@@ -15,7 +15,7 @@ from .debian import DebianError
 from .guest import GuestConfig, run_guest
 from .kernels import Kernel, KernelCache, KernelSpecError
 from .progress import Progress
-from .results import KernelResult, console_log_path, write_matrix, write_result
+from .results import BootRecord, KernelResult, console_log_path, write_matrix, write_result
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, gues
         repros = native.run_all(built, guest.repro_timeout_ms / 1000)
         release: str | None = os.uname().release
         runner: dict[str, object] = {"mode": "native"}
-        boot: dict[str, object] = {"status": "native"}
+        boot = BootRecord("native")
     else:
         results_dir.mkdir(parents=True, exist_ok=True)
         outcome = run_guest(kernel, initrd, names, guest, console_log_path(results_dir, kernel.id))
@@ -87,6 +87,6 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
             write_result(config.results_dir, result)
             write_matrix(config.results_dir)
             verdicts = ", ".join(f"{r.name}={r.verdict}" for r in result.reproducers)
-            progress.step(f"  {kernel.id}: boot {result.boot['status']}; {verdicts}")
+            progress.step(f"  {kernel.id}: boot {result.boot.status}; {verdicts}")
             summary.results.append(result)
     return summary

@@ -26,12 +26,22 @@ class ReproResult:
 
 
 @dataclass
+class BootRecord:
+    status: str  # "ok", "timeout", "boot-failed", or "native" (no boot)
+    seconds: float | None = None  # QEMU start to exit
+    init_uptime_ms: int | None = None  # the guest's uptime when /init started
+    detail: str = ""
+    rejected_frames: int = 0  # console frames with another token, a bad CRC or a replayed number
+    console_tail: str | None = None  # kept when the boot did not end well
+
+
+@dataclass
 class KernelResult:
     kernel_id: str
     release: str | None
     origin: dict[str, str]
     runner: dict[str, Any]  # mode (qemu or native), QEMU version, accelerator and why
-    boot: dict[str, Any]  # status, seconds, init uptime, detail
+    boot: BootRecord
     reproducers: list[ReproResult]
     recorded_at: str
     sigwake_commit: str
@@ -45,9 +55,10 @@ class KernelResult:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> KernelResult:
-        repros = [ReproResult(**{**r, "verdict": Verdict(r["verdict"])}) for r in data["reproducers"]]
-        fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers")}
-        return KernelResult(**fields, reproducers=repros)
+        repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"])
+                  for r in data["reproducers"]]
+        fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers", "boot")}
+        return KernelResult(**fields, boot=BootRecord(**data["boot"]), reproducers=repros)
 
     def mismatches(self) -> list[expectations.Mismatch]:
         release = self.release or ""
@@ -102,15 +113,16 @@ def _origin(result: KernelResult) -> str:
     o = result.origin
     if o.get("kind") == "debian":
         return f"{o.get('package')} {o.get('version')} ({o.get('suite')})"
-    return o.get("path") or o.get("kind", "?")
+    return o.get("path") or o.get("kind") or "?"
 
 
 def _boot(result: KernelResult) -> str:
     b = result.boot
-    if b.get("status") == "native":
+    if b.status == "native":
         return "native, no boot"
-    timing = f"{b.get('seconds', '?')} s to power-off, /init at {b.get('init_uptime_ms', '?')} ms"
-    return f"{b['status']}: {b.get('detail')}" if b.get("status") != "ok" else timing
+    if b.status != "ok":
+        return f"{b.status}: {b.detail}"
+    return f"{b.seconds} s to power-off, /init at {b.init_uptime_ms} ms"
 
 
 def render_matrix(results: list[KernelResult]) -> str:

@@ -29,7 +29,7 @@ def test_a_complete_report() -> None:
              "not ok 2 watermark_sigio"]
     got = interpret(outcome(console_of(HEADER + POLL_RUN + sigio + ["# sigwake.done=2"])), TOKEN, NAMES, 60)
     assert got.release == "6.1.0-57-amd64"
-    assert got.boot["status"] == "ok" and got.boot["init_uptime_ms"] == 1300
+    assert got.boot.status == "ok" and got.boot.init_uptime_ms == 1300
     assert [(r.name, r.verdict) for r in got.reproducers] == [
         ("watermark_poll", Verdict.DELIVERED), ("watermark_sigio", Verdict.NOT_DELIVERED)]
     assert got.reproducers[1].evidence == {"signals": "0"} and got.reproducers[1].duration_ms == 110.0
@@ -39,8 +39,8 @@ def test_a_panic_mid_run_keeps_the_finished_results() -> None:
     console = console_of(HEADER + POLL_RUN + ["# sigwake.start=watermark_sigio", "    KTAP version 1"])
     console += "[    2.1] Kernel panic - not syncing: Fatal exception in interrupt\r\n"
     got = interpret(outcome(console), TOKEN, NAMES, 60)
-    assert got.boot["status"] == "boot-failed"
-    assert "Fatal exception" in got.boot["detail"] and "Kernel panic" in got.boot["console_tail"]
+    assert got.boot.status == "boot-failed"
+    assert "Fatal exception" in got.boot.detail and "Kernel panic" in got.boot.console_tail
     poll, sigio = got.reproducers
     assert poll.verdict is Verdict.DELIVERED
     assert sigio.verdict is Verdict.BOOT_FAILED and sigio.reason.startswith("was running when the boot ended")
@@ -48,15 +48,15 @@ def test_a_panic_mid_run_keeps_the_finished_results() -> None:
 
 def test_a_hang_is_a_timeout_for_what_did_not_finish() -> None:
     got = interpret(outcome(console_of(HEADER + POLL_RUN), exit_code=None, timed_out=True), TOKEN, NAMES, 50)
-    assert got.boot["status"] == "timeout" and "50 s" in got.boot["detail"]
+    assert got.boot.status == "timeout" and "50 s" in got.boot.detail
     assert got.reproducers[0].verdict is Verdict.DELIVERED
     assert got.reproducers[1].verdict is Verdict.TIMEOUT and "never ran" in got.reproducers[1].reason
 
 
 def test_qemu_refusing_the_image_is_a_boot_failure_with_its_words() -> None:
     got = interpret(outcome("", exit_code=1, stderr="qemu: linux kernel too old to load a ram disk\n"), TOKEN, NAMES, 60)
-    assert got.boot["status"] == "boot-failed"
-    assert "kernel too old" in got.boot["detail"]
+    assert got.boot.status == "boot-failed"
+    assert "kernel too old" in got.boot.detail
     assert {r.verdict for r in got.reproducers} == {Verdict.BOOT_FAILED}
     assert got.release is None
 
@@ -64,5 +64,5 @@ def test_qemu_refusing_the_image_is_a_boot_failure_with_its_words() -> None:
 def test_a_forged_report_from_another_token_counts_for_nothing() -> None:
     forged = "".join(frame_line("bad", i, p) for i, p in enumerate(HEADER + POLL_RUN + ["# sigwake.done=2"]))
     got = interpret(outcome(forged), TOKEN, NAMES, 60)
-    assert got.boot["status"] == "boot-failed" and got.boot["rejected_frames"] == len(HEADER + POLL_RUN) + 1
+    assert got.boot.status == "boot-failed" and got.boot.rejected_frames == len(HEADER + POLL_RUN) + 1
     assert {r.verdict for r in got.reproducers} == {Verdict.BOOT_FAILED}

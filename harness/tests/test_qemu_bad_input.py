@@ -23,8 +23,8 @@ def test_a_corrupt_image_is_recorded_as_boot_failed(tmp_path: Path, cache_root: 
     results = tmp_path / "results"
     summary = run_matrix(RunConfig(REPO, REPO / "build", cache_root, results, (str(garbage),)), Progress(quiet=True))
     (result,) = summary.results
-    assert result.boot["status"] == "boot-failed"
-    assert "QEMU exited" in result.boot["detail"]
+    assert result.boot.status == "boot-failed"
+    assert "QEMU exited" in result.boot.detail
     assert {r.verdict for r in result.reproducers} == {Verdict.BOOT_FAILED}
     recorded = json.loads((results / f"{result.kernel_id}.json").read_text())
     assert recorded["origin"]["kind"] == "file" and recorded["boot"]["status"] == "boot-failed"
@@ -37,7 +37,7 @@ def test_a_missing_image_is_named_and_the_other_kernels_still_run(tmp_path: Path
     summary = run_matrix(RunConfig(REPO, REPO / "build", cache_root, results, specs), Progress(quiet=True))
     assert len(summary.failures) == 1 and "no kernel image" in summary.failures[0]
     (result,) = summary.results
-    assert result.boot["status"] == "ok"
+    assert result.boot.status == "ok"
     assert (results / f"{result.kernel_id}.json").exists()
 
 
@@ -45,8 +45,8 @@ def test_a_kernel_that_panics_is_recorded_with_the_panic(tmp_path: Path, kernel_
     # An /init the kernel cannot execute: it panics with "No working init found".
     initrd = initramfs.write([initramfs.executable("init", b"not an executable\n")], tmp_path / "bad.cpio")
     got = run_guest(kernel_6_1, initrd, ["watermark_sigio"], GuestConfig(accel), tmp_path / "console.log")
-    assert got.boot["status"] == "boot-failed"
-    assert "Kernel panic" in got.boot["detail"]
+    assert got.boot.status == "boot-failed"
+    assert "Kernel panic" in got.boot.detail
     assert got.reproducers[0].verdict is Verdict.BOOT_FAILED
 
 
@@ -54,7 +54,7 @@ def test_a_boot_past_its_timeout_is_killed_and_recorded(tmp_path: Path, kernel_6
                                                         accel: Accel) -> None:
     config = GuestConfig(accel, boot_timeout_s=1.0)  # far too short for a TCG boot: QEMU is still going
     got = run_guest(kernel_6_1, initrd, ["watermark_sigio"], config, tmp_path / "console.log")
-    assert got.boot["status"] == "timeout" and "1 s" in got.boot["detail"]
+    assert got.boot.status == "timeout" and "1 s" in got.boot.detail
     assert got.reproducers[0].verdict is Verdict.TIMEOUT
 
 
@@ -65,7 +65,7 @@ def test_the_guest_kills_a_hung_reproducer_and_goes_on(tmp_path: Path, built, te
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "misbehaving.cpio")
     got = run_guest(kernel_6_12, initrd, sorted(programs), GuestConfig(accel, repro_timeout_ms=1000),
                     tmp_path / "console.log")
-    assert got.boot["status"] == "ok", got.boot
+    assert got.boot.status == "ok", got.boot
     by_name = {r.name: r for r in got.reproducers}
     assert by_name["a_hang"].verdict is Verdict.TIMEOUT
     assert by_name["a_hang"].duration_ms is not None and 1000 <= by_name["a_hang"].duration_ms < 5000

@@ -39,7 +39,7 @@ def test_both_kernels_booted_and_reported(run: RunSummary, kernel_6_1: Kernel, k
     assert run.failures == []
     assert [r.kernel_id for r in run.results] == [kernel_6_1.id, kernel_6_12.id]
     for result in run.results:
-        assert result.boot["status"] == "ok", result.boot
+        assert result.boot.status == "ok", result.boot
         assert result.runner["mode"] == "qemu" and result.runner["accel"] in ("tcg", "kvm")
         assert result.release and result.release.startswith(kernel_6_1.id[:4] if result.kernel_id == kernel_6_1.id else "6.12.")
 

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.results import KernelResult, ReproResult, load_results, render_matrix, write_matrix, write_result
+from sigwake.results import BootRecord, KernelResult, ReproResult, load_results, render_matrix, write_matrix, write_result
 from sigwake.verdicts import Verdict
 
 
 def result(kernel_id: str, release: str, sigio: Verdict) -> KernelResult:
     return KernelResult(
         kernel_id, release, {"kind": "debian", "package": f"linux-image-{kernel_id}"},
-        {"mode": "qemu", "accel": "tcg"}, {"status": "ok", "seconds": 4.0},
+        {"mode": "qemu", "accel": "tcg"}, BootRecord("ok", 4.0, 1300),
         [ReproResult("watermark_sigio", sigio, "", {"records": "3", "pollin": "1", "signals": "0"}, 101.0),
          ReproResult("watermark_poll", Verdict.DELIVERED, "", {"records": "2", "pollin": "1"}, 20.0)],
         "2026-11-29T00:00:00+00:00", "abc",

@@ -98,6 +98,14 @@ TEST(ReadRecords, HeaderSmallerThanAHeaderIsTruncation) {
   EXPECT_TRUE(read.truncated);
 }
 
+// A Record holding exactly the bytes of `raw`, as read_records would copy it out.
+template <typename Raw>
+Record record_of(const Raw& raw) {
+  Record record{raw.header.type, raw.header.misc, std::vector<std::byte>(sizeof raw)};
+  std::memcpy(record.bytes.data(), &raw, sizeof raw);
+  return record;
+}
+
 TEST(ParseMmap, ReadsFieldsAndFilename) {
   struct {
     perf_event_header header;
@@ -105,9 +113,7 @@ TEST(ParseMmap, ReadsFieldsAndFilename) {
     std::uint64_t addr, len, pgoff;
     char filename[16];
   } raw{{PERF_RECORD_MMAP, 0, sizeof raw}, 10, 11, 0x7000, 0x2000, 3, "//anon"};
-  Record record{PERF_RECORD_MMAP, 0, std::vector<std::byte>(sizeof raw)};
-  std::memcpy(record.bytes.data(), &raw, sizeof raw);
-  const auto mmap = parse_mmap(record);
+  const auto mmap = parse_mmap(record_of(raw));
   ASSERT_TRUE(mmap.has_value());
   EXPECT_EQ(mmap->pid, 10u);
   EXPECT_EQ(mmap->tid, 11u);
@@ -123,8 +129,7 @@ TEST(ParseSample, ReadsIpAndTid) {
     std::uint64_t ip;
     std::uint32_t pid, tid;
   } raw{{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof raw}, 0xdeadbeef, 42, 43};
-  Record record{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, std::vector<std::byte>(sizeof raw)};
-  std::memcpy(record.bytes.data(), &raw, sizeof raw);
+  const Record record = record_of(raw);
   const auto sample = parse_ip_tid_sample(record);
   ASSERT_TRUE(sample.has_value());
   EXPECT_EQ(sample->ip, 0xdeadbeefu);
