@@ -15,12 +15,10 @@ using namespace std::chrono_literals;
 
 namespace sigwake {
 
-const char* const kReproName = "overflow_sigio";
-
 constexpr std::uint64_t kPeriodNs = 100'000;
 constexpr auto kBudget = 2000ms;
 
-void reproduce(Report& report) {
+SIGWAKE_CASE(overflow_sigio) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   PerfEvent event = PerfEvent::open(task_clock_sampling_attr(kPeriodNs), 0, -1);
   event.request_signals(getpid(), SIGIO);

@@ -13,11 +13,9 @@ using namespace std::chrono_literals;
 
 namespace sigwake {
 
-const char* const kReproName = "watermark_poll";
-
 constexpr auto kWakeupBudget = 2000ms;
 
-void reproduce(Report& report) {
+SIGWAKE_CASE(watermark_poll) {
   pin_to_cpu(0);
   StoppedChild child;
   PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);

@@ -16,14 +16,12 @@ using namespace std::chrono_literals;
 
 namespace sigwake {
 
-const char* const kReproName = "watermark_sigio";
-
 // The wakeup that sets POLLIN also sends the signal, from the same irq_work on
 // the same CPU (we pin to one); the grace only covers scheduling noise.
 constexpr auto kWakeupBudget = 2000ms;
 constexpr auto kSignalGrace = 100ms;
 
-void reproduce(Report& report) {
+SIGWAKE_CASE(watermark_sigio) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   pin_to_cpu(0);
   StoppedChild child;

@@ -11,16 +11,33 @@ from .verdicts import Verdict
 Version = tuple[int, int]
 
 
+USER_PASSES = ("user-paranoid1", "user-paranoid2", "user-paranoid3")
+
+
 @dataclass(frozen=True)
 class Expectation:
-    repro: str
+    repro: str  # a reproducer case, or "*" for every case
     before: Verdict  # on kernels older than `since`
     after: Verdict  # from `since` on
     since: Version | None  # None: the same on every kernel
     source: str
+    privileges: tuple[str, ...] | None = None  # the passes it speaks of; None: every pass
+    origins: tuple[str, ...] | None = None  # the kernel origins it speaks of (debian, file, host); None: all
+
+    def applies(self, repro: str, privilege: str, origin: str) -> bool:
+        return (self.repro in ("*", repro)
+                and (self.privileges is None or privilege in self.privileges)
+                and (self.origins is None or origin in self.origins))
 
 
+# The first row that applies decides: narrower rows (a privilege, an origin) come first.
 TABLE: tuple[Expectation, ...] = (
+    Expectation(
+        "*", Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
+        "Debian's kernels carry the security-perf-allow-further-restriction patch: at perf_event_paranoid 3 "
+        "(Debian's default) perf_event_open() refuses every user without CAP_PERFMON/CAP_SYS_ADMIN (EACCES)",
+        privileges=("user-paranoid3",), origins=("debian",),
+    ),
     Expectation(
         "watermark_sigio", Verdict.NOT_DELIVERED, Verdict.DELIVERED, (6, 10),
         "fd20bb51ed39 \"perf/ring_buffer: Trigger IO signals for watermark_wakeup\" (v6.10): before it, "
@@ -50,10 +67,10 @@ class Expected:
     source: str
 
 
-def expected(repro: str, release: str) -> Expected | None:
+def expected(repro: str, release: str, privilege: str = "root", origin: str = "debian") -> Expected | None:
     version = upstream_version(release)
     for row in TABLE:
-        if row.repro == repro:
+        if row.applies(repro, privilege, origin):
             if row.since is None:
                 return Expected(row.after, row.source)
             if version is None:
@@ -66,6 +83,7 @@ def expected(repro: str, release: str) -> Expected | None:
 class Mismatch:
     kernel: str
     repro: str
+    privilege: str
     kind: str  # "unexpected fix", "regression" or "mismatch"
     measured: Verdict
     expected: Verdict
@@ -74,7 +92,7 @@ class Mismatch:
 
     def __str__(self) -> str:
         shown = " ".join(f"{k}={v}" for k, v in self.evidence.items())
-        return (f"{self.kernel}: {self.repro} {self.kind}: measured {self.measured}, expected {self.expected} "
+        return (f"{self.kernel}: {self.repro} as {self.privilege} {self.kind}: measured {self.measured}, expected {self.expected} "
                 f"[{shown}] (expected from: {self.source})")
 
 
@@ -86,9 +104,11 @@ def classify(measured: Verdict, wanted: Verdict) -> str:
     return "mismatch"
 
 
-def check(kernel: str, release: str, repro: str, measured: Verdict, evidence: dict[str, str]) -> Mismatch | None:
+def check(kernel: str, release: str, repro: str, measured: Verdict, evidence: dict[str, str],
+          privilege: str = "root", origin: str = "debian") -> Mismatch | None:
     """None when the measured verdict is the known behaviour (or nothing is known)."""
-    want = expected(repro, release)
+    want = expected(repro, release, privilege, origin)
     if want is None or want.verdict is measured:
         return None
-    return Mismatch(kernel, repro, classify(measured, want.verdict), measured, want.verdict, evidence, want.source)
+    return Mismatch(kernel, repro, privilege, classify(measured, want.verdict), measured, want.verdict, evidence,
+                    want.source)

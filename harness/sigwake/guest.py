@@ -10,20 +10,28 @@ from pathlib import Path
 
 from . import console, ktap, qemu
 from .kernels import Kernel
+from .repeats import CaseRun, combine
 from .results import BootRecord, ReproResult
 from .verdicts import Verdict
+
+
+# The privilege passes the guest can run: root, then uid 65534 under each perf_event_paranoid.
+PRIVILEGES: tuple[str, ...] = ("root", "user-paranoid1", "user-paranoid2", "user-paranoid3")
 
 
 @dataclass(frozen=True)
 class GuestConfig:
     accel: qemu.Accel
     repro_timeout_ms: int = 10_000
-    boot_timeout_s: float = 0.0  # 0: derived from the number of reproducers
+    boot_timeout_s: float = 0.0  # 0: derived from how many programs run
     memory_mb: int = 512
     cpus: int = 2
+    repeat: int = 5
+    privileges: tuple[str, ...] = PRIVILEGES
 
-    def timeout_for(self, reproducers: int) -> float:
-        return self.boot_timeout_s or 60.0 + reproducers * self.repro_timeout_ms / 1000
+    def timeout_for(self, programs: int) -> float:
+        runs = programs * self.repeat * len(self.privileges)
+        return self.boot_timeout_s or 60.0 + 2.0 * runs + self.repro_timeout_ms / 1000
 
 
 @dataclass(frozen=True)
@@ -31,6 +39,7 @@ class GuestOutcome:
     release: str | None
     boot: BootRecord
     reproducers: list[ReproResult]
+    paranoid: dict[str, str]  # privilege pass -> the perf_event_paranoid it ran under
 
 
 def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
@@ -46,41 +55,50 @@ def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: 
     return "ok", ""
 
 
-def interpret(outcome: qemu.BootOutcome, token: str, names: list[str], timeout_s: float) -> GuestOutcome:
+def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privileges: tuple[str, ...],
+              timeout_s: float) -> GuestOutcome:
     unframed = console.unframe(outcome.console, token)
     report = ktap.parse_guest(unframed.payloads)
     status, detail = boot_status(outcome, report, timeout_s)
     if unframed.missing:
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
+    cut_off = Verdict.TIMEOUT if status == "timeout" else Verdict.BOOT_FAILED
 
-    runs = {run.name: run for run in report.runs}
-    results = []
-    for name in names:
-        run = runs.get(name)
-        if run is not None and run.result is not None:
-            verdict, reason = run.decide()
-            took = run.duration_us / 1000 if run.duration_us is not None else None
-            results.append(ReproResult(name, verdict, reason, run.document.evidence, took))
-        elif status != "ok":
-            verdict = Verdict.TIMEOUT if status == "timeout" else Verdict.BOOT_FAILED
-            where = "was running when" if run is not None else "never ran:"
-            results.append(ReproResult(name, verdict, f"{where} the boot ended: {detail}"))
+    runs: list[CaseRun] = []
+    for run in report.runs:
+        took = run.duration_us / 1000 if run.duration_us is not None else None
+        problem = run.problem()
+        if problem is not None and run.result is None and status != "ok":
+            runs.append(CaseRun(run.program, run.privilege, cut_off, f"was running when the boot ended: {detail}", {}))
+        elif problem is not None:
+            runs.append(CaseRun(run.program, run.privilege, problem[0], problem[1], {}, took))
         else:
-            results.append(ReproResult(name, Verdict.ERROR, "the guest did not report this reproducer"))
+            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took)
+                     for case, verdict, reason, evidence in run.document.verdicts()]
+    ran = {(run.privilege, run.program) for run in report.runs}
+    for privilege in privileges:
+        for program in programs:
+            if (privilege, program) in ran:
+                continue
+            if status != "ok":
+                runs.append(CaseRun(program, privilege, cut_off, f"never ran: the boot ended: {detail}", {}))
+            else:
+                runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {}))
 
     boot = BootRecord(status, round(outcome.seconds, 3), report.init_uptime_ms, detail, unframed.rejected,
                       console.tail(outcome.console) if status != "ok" else None)
-    return GuestOutcome(report.release, boot, results)
+    return GuestOutcome(report.release, boot, combine(runs), report.paranoid)
 
 
-def run_guest(kernel: Kernel, initrd: Path, names: list[str], config: GuestConfig, console_log: Path,
+def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestConfig, console_log: Path,
               mode: str = "run") -> GuestOutcome:
     assert kernel.image is not None, "the host kernel runs natively"
     token = secrets.token_hex(8)
-    timeout_s = config.timeout_for(len(names))
-    request = qemu.BootRequest(
-        kernel.image, initrd,
-        (f"sigwake.token={token}", f"sigwake.timeout_ms={config.repro_timeout_ms}", f"sigwake.mode={mode}"),
-        config.accel, timeout_s, config.memory_mb, config.cpus,
+    timeout_s = config.timeout_for(len(programs))
+    append = (
+        f"sigwake.token={token}", f"sigwake.timeout_ms={config.repro_timeout_ms}", f"sigwake.mode={mode}",
+        f"sigwake.repeat={config.repeat}", f"sigwake.passes={','.join(config.privileges)}",
     )
-    return interpret(qemu.boot(request, console_log), token, names, timeout_s)
+    request = qemu.BootRequest(kernel.image, initrd, append, config.accel, timeout_s, config.memory_mb, config.cpus)
+    privileges = config.privileges if mode == "run" else ()
+    return interpret(qemu.boot(request, console_log), token, programs, privileges, timeout_s)

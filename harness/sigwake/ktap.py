@@ -32,20 +32,17 @@ def parse_result(line: str) -> ResultLine | None:
 
 
 @dataclass
-class ReproDocument:
-    """One reproducer's KTAP output, read."""
+class CaseDocument:
+    """One case of a reproducer's KTAP output: the diagnostics before its result line."""
 
-    name: str | None = None
+    name: str
     evidence: dict[str, str] = field(default_factory=dict)
     stated_verdict: str | None = None
     stated_reason: str = ""
     result: ResultLine | None = None
-    problems: list[str] = field(default_factory=list)
 
     def decide(self) -> tuple[Verdict, str]:
-        """The verdict the document states, if its result line agrees with it."""
-        if self.problems:
-            return Verdict.ERROR, "; ".join(self.problems)
+        """The verdict the case states, if its result line agrees with it."""
         stated, reason = self.stated_verdict, self.stated_reason
         try:
             verdict = Verdict(stated) if stated else None
@@ -53,48 +50,75 @@ class ReproDocument:
             return Verdict.ERROR, f"unknown verdict {stated!r}"
         if verdict is None or self.result is None:
             return Verdict.ERROR, "no verdict line" if verdict is None else "no result line"
-        if self.result.ok != (verdict in (Verdict.DELIVERED, Verdict.UNSUPPORTED)):
+        if self.result.ok != verdict.is_ok:
             return Verdict.ERROR, f"result line ({'ok' if self.result.ok else 'not ok'}) contradicts verdict={verdict}"
         return verdict, reason
 
 
-def parse_repro(lines: list[str]) -> ReproDocument:
-    doc = ReproDocument()
+@dataclass
+class ProgramDocument:
+    """A reproducer program's KTAP output: its cases, and what was wrong with the document."""
+
+    cases: list[CaseDocument] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def verdicts(self) -> list[tuple[str, Verdict, str, dict[str, str]]]:
+        """(case, verdict, reason, evidence) for every case; a flawed document makes each an error."""
+        out = []
+        for case in self.cases:
+            verdict, reason = (Verdict.ERROR, "; ".join(self.problems)) if self.problems else case.decide()
+            out.append((case.name, verdict, reason, case.evidence))
+        return out
+
+
+def parse_program(lines: list[str]) -> ProgramDocument:
+    doc = ProgramDocument()
     if not lines or lines[0] != "KTAP version 1":
         doc.problems.append("no KTAP header")
+    plan: int | None = None
+    pending = CaseDocument("")
     for line in lines:
-        if (diag := DIAGNOSTIC.match(line)) is not None:
+        if line.startswith("1..") and plan is None:
+            plan = int(line[3:].split()[0]) if line[3:].split() and line[3:].split()[0].isdigit() else None
+        elif (diag := DIAGNOSTIC.match(line)) is not None:
             if diag["key"] == "verdict":
-                doc.stated_verdict = diag["value"]
+                pending.stated_verdict = diag["value"]
             elif diag["key"] == "reason":
-                doc.stated_reason = diag["value"]
+                pending.stated_reason = diag["value"]
             else:
-                doc.evidence[diag["key"]] = diag["value"]
+                pending.evidence[diag["key"]] = diag["value"]
         elif (result := parse_result(line)) is not None:
-            if doc.result is not None:
-                doc.problems.append("more than one result line")
-            doc.result = result
-            doc.name = result.name
+            pending.name, pending.result = result.name, result
+            doc.cases.append(pending)
+            pending = CaseDocument("")
+    if plan is None:
+        doc.problems.append("no plan line")
+    elif plan != len(doc.cases):
+        doc.problems.append(f"planned {plan} cases, reported {len(doc.cases)}")
+    if len({c.name for c in doc.cases}) != len(doc.cases):
+        doc.problems.append("a case reported twice")
     return doc
 
 
 @dataclass
 class GuestRun:
-    """One reproducer as the guest init ran it."""
+    """One run of a reproducer program as the guest init ran it, in one privilege pass."""
 
-    name: str
-    document: ReproDocument
+    program: str
+    privilege: str
+    document: ProgramDocument = field(default_factory=ProgramDocument)
     result: ResultLine | None = None
     duration_us: int | None = None
 
-    def decide(self) -> tuple[Verdict, str]:
+    def problem(self) -> tuple[Verdict, str] | None:
+        """What ended the program abnormally, if anything did."""
         if self.result is None:
-            return Verdict.ERROR, "the guest never reported how this reproducer ended"
+            return Verdict.ERROR, "the guest never reported how this program ended"
         if self.result.directive == "TIMEOUT":
             return Verdict.TIMEOUT, f"killed by the guest at its deadline: {self.result.why}"
-        if self.result.directive == "ERROR" and self.document.result is None:
+        if self.result.directive == "ERROR" and not self.document.cases:
             return Verdict.ERROR, f"the reproducer died: {self.result.why}"
-        return self.document.decide()
+        return None
 
 
 @dataclass
@@ -103,12 +127,14 @@ class GuestReport:
     init_uptime_ms: int | None = None
     plan: int | None = None
     runs: list[GuestRun] = field(default_factory=list)
+    paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
     done: bool = False
 
 
 def parse_guest(payloads: list[str]) -> GuestReport:
     report = GuestReport()
     current: GuestRun | None = None
+    privilege = "root"
     sub: list[str] = []
     for line in payloads:
         if line.startswith(SUBTEST_INDENT):
@@ -120,8 +146,12 @@ def parse_guest(payloads: list[str]) -> GuestReport:
             report.release = value
         elif key == "sigwake.init_uptime_ms":
             report.init_uptime_ms = int(value)
+        elif key == "sigwake.pass":
+            privilege = value
+        elif key == "sigwake.paranoid":
+            report.paranoid[privilege] = value
         elif key == "sigwake.start":
-            current, sub = GuestRun(value, ReproDocument()), []
+            current, sub = GuestRun(value, privilege), []
             report.runs.append(current)
         elif key == "sigwake.duration_us" and current is not None:
             current.duration_us = int(value)
@@ -131,6 +161,6 @@ def parse_guest(payloads: list[str]) -> GuestReport:
             report.plan = int(line[3:].split()[0])
         elif (result := parse_result(line)) is not None and current is not None:
             current.result = result
-            current.document = parse_repro(sub) if sub else ReproDocument(problems=["printed nothing"])
+            current.document = parse_program(sub) if sub else ProgramDocument(problems=["printed nothing"])
             current = None
     return report

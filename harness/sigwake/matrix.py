@@ -4,6 +4,7 @@ host), record every result as soon as it exists, and regenerate the matrix."""
 from __future__ import annotations
 
 import datetime
+from collections import Counter
 import os
 import subprocess
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class RunConfig:
     accel: str | None = None
     repro_timeout_ms: int = 10_000
     boot_timeout_s: float = 0.0
+    repeat: int = 5
 
 
 @dataclass
@@ -47,20 +49,22 @@ def source_commit(source: Path) -> str:
 
 def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, guest: GuestConfig,
                 results_dir: Path, commit: str) -> KernelResult:
-    names = sorted(built.reproducers)
+    programs = sorted(built.reproducers)
+    paranoid: dict[str, str] = {}
     if kernel.native:
-        repros = native.run_all(built, guest.repro_timeout_ms / 1000)
+        repros = native.run_all(built, guest.repro_timeout_ms / 1000, guest.repeat)
         release: str | None = os.uname().release
-        runner: dict[str, object] = {"mode": "native"}
+        runner: dict[str, object] = {"mode": "native", "repeat": guest.repeat}
         boot = BootRecord("native")
     else:
         results_dir.mkdir(parents=True, exist_ok=True)
-        outcome = run_guest(kernel, initrd, names, guest, console_log_path(results_dir, kernel.id))
-        release, boot, repros = outcome.release, outcome.boot, outcome.reproducers
+        outcome = run_guest(kernel, initrd, programs, guest, console_log_path(results_dir, kernel.id))
+        release, boot, repros, paranoid = outcome.release, outcome.boot, outcome.reproducers, outcome.paranoid
         runner = {"mode": "qemu", "qemu": qemu.qemu_version(), "accel": guest.accel.name,
-                  "accel_reason": guest.accel.reason, "cpus": guest.cpus, "memory_mb": guest.memory_mb}
+                  "accel_reason": guest.accel.reason, "cpus": guest.cpus, "memory_mb": guest.memory_mb,
+                  "repeat": guest.repeat}
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    return KernelResult(kernel.id, release, kernel.origin.to_json(), runner, boot, repros, now, commit)
+    return KernelResult(kernel.id, release, kernel.origin.to_json(), runner, boot, repros, now, commit, paranoid)
 
 
 def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
@@ -69,7 +73,7 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
     initrd = built.initramfs(config.build_dir / "sigwake-initramfs.cpio")
     accel = qemu.choose_accel(config.accel)
     progress.step(f"accelerator: {accel.name} ({accel.reason})")
-    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s)
+    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, repeat=config.repeat)
     cache = KernelCache(config.cache)
     commit = source_commit(config.source)
 
@@ -86,7 +90,8 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
             result = test_kernel(kernel, built, initrd, guest, config.results_dir, commit)
             write_result(config.results_dir, result)
             write_matrix(config.results_dir)
-            verdicts = ", ".join(f"{r.name}={r.verdict}" for r in result.reproducers)
-            progress.step(f"  {kernel.id}: boot {result.boot.status}; {verdicts}")
+            counts = Counter(str(r.verdict) for r in result.reproducers)
+            tally = ", ".join(f"{n} {v}" for v, n in counts.most_common())
+            progress.step(f"  {kernel.id}: boot {result.boot.status}; {tally}")
             summary.results.append(result)
     return summary

@@ -18,11 +18,15 @@ SCHEMA = 1
 
 @dataclass
 class ReproResult:
+    """One reproducer case at one privilege level, over its repeated runs."""
+
     name: str
     verdict: Verdict
     reason: str = ""
-    evidence: dict[str, str] = field(default_factory=dict)
-    duration_ms: float | None = None
+    evidence: dict[str, str] = field(default_factory=dict)  # of the first run (of the rarer outcome when flaky)
+    duration_ms: float | None = None  # median in-guest milliseconds of the program that ran it
+    privilege: str = "root"  # root, or user-paranoidN: uid 65534 with perf_event_paranoid N
+    runs: dict[str, int] = field(default_factory=dict)  # verdict -> how many runs reached it
 
 
 @dataclass
@@ -45,6 +49,7 @@ class KernelResult:
     reproducers: list[ReproResult]
     recorded_at: str
     sigwake_commit: str
+    paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -55,14 +60,16 @@ class KernelResult:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> KernelResult:
-        repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"])
+        repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"],
+                              r.get("privilege", "root"), r.get("runs", {}))
                   for r in data["reproducers"]]
         fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers", "boot")}
         return KernelResult(**fields, boot=BootRecord(**data["boot"]), reproducers=repros)
 
     def mismatches(self) -> list[expectations.Mismatch]:
-        release = self.release or ""
-        found = (expectations.check(self.kernel_id, release, r.name, r.verdict, r.evidence) for r in self.reproducers)
+        release, origin = self.release or "", self.origin.get("kind", "")
+        found = (expectations.check(self.kernel_id, release, r.name, r.verdict, r.evidence, r.privilege, origin)
+                 for r in self.reproducers)
         return [m for m in found if m is not None]
 
 
@@ -127,34 +134,49 @@ def _boot(result: KernelResult) -> str:
 
 def render_matrix(results: list[KernelResult]) -> str:
     ordered = sorted(results, key=_sort_key)
-    repros = sorted({r.name for result in ordered for r in result.reproducers})
+    privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [
         "# sigwake matrix",
         "",
         "Regenerated from the result files beside it. Verdicts: delivered, not-delivered (record written and "
-        "POLLIN, but no signal), unsupported, error, timeout, boot-failed. Evidence: records written, poll "
-        "readiness, signals received, si_code of the first (1 = POLL_IN).",
-        "",
-        "| kernel | release | runner | " + " | ".join(repros) + " | vs. expectations |",
-        "|---|---|---|" + "---|" * len(repros) + "---|",
+        "POLLIN, but no signal), unsupported, measured (a figure), flaky (repeated runs disagreed), error, "
+        "timeout, boot-failed. Evidence: records written, poll readiness, signals received, si_code of the first "
+        "(1 = POLL_IN). A cell marked ≠ differs from the expectations table (see the end).",
     ]
-    for result in ordered:
-        by_name = {r.name: r for r in result.reproducers}
-        runner = result.runner.get("mode", "?")
-        if runner == "qemu":
-            runner = f"qemu/{result.runner.get('accel', '?')}"
-        mismatches = result.mismatches()
-        verdict = "as expected" if not mismatches else "; ".join(f"{m.repro}: {m.kind}" for m in mismatches)
-        cells = " | ".join(cell(by_name.get(name)) for name in repros)
-        lines.append(f"| {result.kernel_id} | {result.release or '?'} | {runner} | {cells} | {verdict} |")
-    lines += ["", "| kernel | from | sha256 | boot | runner |", "|---|---|---|---|---|"]
+    for privilege in privileges:
+        lines += ["", f"## {privilege}", ""]
+        lines += ["| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |",
+                  "|---|" + "---|" * len(ordered)]
+        by_kernel = [{r.name: r for r in result.reproducers if r.privilege == privilege} for result in ordered]
+        mismatched = [{(m.repro, m.privilege) for m in result.mismatches()} for result in ordered]
+        names = list(dict.fromkeys(name for cells in by_kernel for name in cells))
+        for name in sorted(names):
+            row = []
+            for cells, wrong in zip(by_kernel, mismatched):
+                mark = "≠ " if (name, privilege) in wrong else ""
+                row.append(mark + cell(cells.get(name)))
+            lines.append(f"| {name} | " + " | ".join(row) + " |")
+
+    lines += ["", "## Kernels", "", "| kernel | release | from | sha256 | boot | perf_event_paranoid per pass | runner |",
+              "|---|---|---|---|---|---|---|"]
     for result in ordered:
         sha = (result.origin.get("sha256") or "")[:12] or "–"
         r = result.runner
-        runner = f"{r.get('qemu', '?')}; {r.get('accel', '?')}: {r.get('accel_reason', '?')}" if r.get("mode") == "qemu" else "native"
-        lines.append(f"| {result.kernel_id} | {_origin(result)} | {sha} | {_boot(result)} | {runner} |")
-    lines += ["", "Expectations and their sources:", ""]
-    lines += [f"- `{row.repro}`: {row.source}" for row in expectations.TABLE]
+        runner = f"{r.get('qemu', '?')}; {r.get('accel', '?')}: {r.get('accel_reason', '?')}" \
+            if r.get("mode") == "qemu" else "native"
+        paranoid = ", ".join(f"{k}: {v}" for k, v in result.paranoid.items()) or "–"
+        lines.append(f"| {result.kernel_id} | {result.release or '?'} | {_origin(result)} | {sha} | {_boot(result)} "
+                     f"| {paranoid} | {runner} |")
+
+    differences = [m for result in ordered for m in result.mismatches()]
+    lines += ["", "## Differences from the expectations table", ""]
+    lines += [f"- {m}" for m in differences] or ["None."]
+    lines += ["", "## Expectations and their sources", ""]
+    for row in expectations.TABLE:
+        scope = [f"passes {', '.join(row.privileges)}" if row.privileges else "",
+                 f"{', '.join(row.origins)} kernels" if row.origins else ""]
+        where = f" ({'; '.join(filter(None, scope))})" if any(scope) else ""
+        lines.append(f"- `{row.repro}`{where}: {row.source}")
     return "\n".join(lines) + "\n"
 
 

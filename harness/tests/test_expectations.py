@@ -41,3 +41,11 @@ def test_a_lost_signal_on_a_fixed_kernel_is_a_regression() -> None:
     m = expectations.check("7.2", "7.2.13", "overflow_sigio", Verdict.ERROR, {})
     assert m is not None and m.kind == "mismatch"
     assert expectations.check("7.2", "7.2.13", "watermark_sigio", Verdict.DELIVERED, {}) is None
+
+
+def test_debian_refuses_unprivileged_perf_at_paranoid_3() -> None:
+    want = expectations.expected("watermark_sigio", "7.2.13", "user-paranoid3", "debian")
+    assert want is not None and want.verdict is Verdict.UNSUPPORTED and "Debian" in want.source
+    # Not a fact about other kernels, nor about other passes.
+    assert expectations.expected("watermark_sigio", "7.2.13", "user-paranoid3", "file").verdict is Verdict.DELIVERED
+    assert expectations.expected("watermark_sigio", "6.1.0", "user-paranoid2", "debian").verdict is Verdict.NOT_DELIVERED

@@ -27,18 +27,19 @@ def test_a_complete_report() -> None:
     sigio = ["# sigwake.start=watermark_sigio", "    KTAP version 1", "    1..1", "    # signals=0",
              "    # verdict=not-delivered", "    not ok 1 watermark_sigio", "# sigwake.duration_us=110000",
              "not ok 2 watermark_sigio"]
-    got = interpret(outcome(console_of(HEADER + POLL_RUN + sigio + ["# sigwake.done=2"])), TOKEN, NAMES, 60)
+    got = interpret(outcome(console_of(HEADER + POLL_RUN + sigio + ["# sigwake.done=2"])), TOKEN, NAMES, ("root",), 60)
     assert got.release == "6.1.0-57-amd64"
     assert got.boot.status == "ok" and got.boot.init_uptime_ms == 1300
-    assert [(r.name, r.verdict) for r in got.reproducers] == [
-        ("watermark_poll", Verdict.DELIVERED), ("watermark_sigio", Verdict.NOT_DELIVERED)]
+    assert [(r.name, r.privilege, r.verdict) for r in got.reproducers] == [
+        ("watermark_poll", "root", Verdict.DELIVERED), ("watermark_sigio", "root", Verdict.NOT_DELIVERED)]
     assert got.reproducers[1].evidence == {"signals": "0"} and got.reproducers[1].duration_ms == 110.0
+    assert got.reproducers[1].runs == {"not-delivered": 1}
 
 
 def test_a_panic_mid_run_keeps_the_finished_results() -> None:
     console = console_of(HEADER + POLL_RUN + ["# sigwake.start=watermark_sigio", "    KTAP version 1"])
     console += "[    2.1] Kernel panic - not syncing: Fatal exception in interrupt\r\n"
-    got = interpret(outcome(console), TOKEN, NAMES, 60)
+    got = interpret(outcome(console), TOKEN, NAMES, ("root",), 60)
     assert got.boot.status == "boot-failed"
     assert "Fatal exception" in got.boot.detail and "Kernel panic" in got.boot.console_tail
     poll, sigio = got.reproducers
@@ -47,14 +48,14 @@ def test_a_panic_mid_run_keeps_the_finished_results() -> None:
 
 
 def test_a_hang_is_a_timeout_for_what_did_not_finish() -> None:
-    got = interpret(outcome(console_of(HEADER + POLL_RUN), exit_code=None, timed_out=True), TOKEN, NAMES, 50)
+    got = interpret(outcome(console_of(HEADER + POLL_RUN), exit_code=None, timed_out=True), TOKEN, NAMES, ("root",), 50)
     assert got.boot.status == "timeout" and "50 s" in got.boot.detail
     assert got.reproducers[0].verdict is Verdict.DELIVERED
     assert got.reproducers[1].verdict is Verdict.TIMEOUT and "never ran" in got.reproducers[1].reason
 
 
 def test_qemu_refusing_the_image_is_a_boot_failure_with_its_words() -> None:
-    got = interpret(outcome("", exit_code=1, stderr="qemu: linux kernel too old to load a ram disk\n"), TOKEN, NAMES, 60)
+    got = interpret(outcome("", exit_code=1, stderr="qemu: linux kernel too old to load a ram disk\n"), TOKEN, NAMES, ("root",), 60)
     assert got.boot.status == "boot-failed"
     assert "kernel too old" in got.boot.detail
     assert {r.verdict for r in got.reproducers} == {Verdict.BOOT_FAILED}
@@ -63,6 +64,28 @@ def test_qemu_refusing_the_image_is_a_boot_failure_with_its_words() -> None:
 
 def test_a_forged_report_from_another_token_counts_for_nothing() -> None:
     forged = "".join(frame_line("bad", i, p) for i, p in enumerate(HEADER + POLL_RUN + ["# sigwake.done=2"]))
-    got = interpret(outcome(forged), TOKEN, NAMES, 60)
+    got = interpret(outcome(forged), TOKEN, NAMES, ("root",), 60)
     assert got.boot.status == "boot-failed" and got.boot.rejected_frames == len(HEADER + POLL_RUN) + 1
     assert {r.verdict for r in got.reproducers} == {Verdict.BOOT_FAILED}
+
+
+def sigio_run(verdict: str, result: str) -> list[str]:
+    return ["# sigwake.start=watermark_sigio", "    KTAP version 1", "    1..1", f"    # verdict={verdict}",
+            f"    {result} 1 watermark_sigio", "# sigwake.duration_us=100000", f"{result} 1 watermark_sigio"]
+
+
+def test_repeated_runs_that_disagree_are_flaky_with_counts() -> None:
+    runs = sigio_run("delivered", "ok") * 3 + sigio_run("not-delivered", "not ok") * 2
+    header = ["KTAP version 1", "# sigwake.release=6.12.1", "1..5"]
+    got = interpret(outcome(console_of(header + runs + ["# sigwake.done=5"])), TOKEN, ["watermark_sigio"], ("root",), 60)
+    (result,) = got.reproducers
+    assert result.verdict is Verdict.FLAKY
+    assert result.runs == {"delivered": 3, "not-delivered": 2}
+    assert "delivered x3" in result.reason and "not-delivered x2" in result.reason
+
+
+def test_unanimous_repeats_keep_their_verdict() -> None:
+    header = ["KTAP version 1", "# sigwake.release=6.1.0", "1..5"]
+    runs = sigio_run("not-delivered", "not ok") * 5
+    got = interpret(outcome(console_of(header + runs + ["# sigwake.done=5"])), TOKEN, ["watermark_sigio"], ("root",), 60)
+    assert got.reproducers[0].verdict is Verdict.NOT_DELIVERED and got.reproducers[0].runs == {"not-delivered": 5}

@@ -1,6 +1,6 @@
 """The KTAP the reproducers and the guest init print, read back."""
 
-from sigwake.ktap import parse_guest, parse_repro, parse_result
+from sigwake.ktap import parse_guest, parse_program, parse_result
 from sigwake.verdicts import Verdict
 
 NOT_DELIVERED = """KTAP version 1
@@ -12,6 +12,16 @@ NOT_DELIVERED = """KTAP version 1
 # reason=record written and POLLIN reported, no SIGIO within the grace
 not ok 1 watermark_sigio""".splitlines()
 
+TWO_CASES = """KTAP version 1
+1..2
+# signal_tid=41
+# verdict=delivered
+ok 1 setown_ex_tid_overflow
+# signal_tid=40
+# verdict=not-delivered
+# reason=wrong thread
+not ok 2 setown_ex_tid_watermark""".splitlines()
+
 
 def test_result_lines_with_and_without_directives() -> None:
     r = parse_result("ok 3 watermark_poll # SKIP perf_event_open: EINVAL")
@@ -22,27 +32,46 @@ def test_result_lines_with_and_without_directives() -> None:
     assert parse_result("okay 1 x") is None
 
 
-def test_repro_document_gives_verdict_and_evidence() -> None:
-    doc = parse_repro(NOT_DELIVERED)
-    assert doc.decide() == (Verdict.NOT_DELIVERED, "record written and POLLIN reported, no SIGIO within the grace")
-    assert doc.evidence == {"records": "3", "pollin": "1", "signals": "0"}
+def test_a_case_gives_verdict_reason_and_evidence() -> None:
+    (case,) = parse_program(NOT_DELIVERED).verdicts()
+    assert case == ("watermark_sigio", Verdict.NOT_DELIVERED,
+                    "record written and POLLIN reported, no SIGIO within the grace",
+                    {"records": "3", "pollin": "1", "signals": "0"})
+
+
+def test_each_case_keeps_its_own_evidence() -> None:
+    first, second = parse_program(TWO_CASES).verdicts()
+    assert first == ("setown_ex_tid_overflow", Verdict.DELIVERED, "", {"signal_tid": "41"})
+    assert second == ("setown_ex_tid_watermark", Verdict.NOT_DELIVERED, "wrong thread", {"signal_tid": "40"})
+
+
+def test_a_measurement_is_ok() -> None:
+    lines = ["KTAP version 1", "1..1", "# buffers=129", "# verdict=measured", "ok 1 memlock_budget"]
+    assert parse_program(lines).verdicts() == [("memlock_budget", Verdict.MEASURED, "", {"buffers": "129"})]
 
 
 def test_result_line_that_contradicts_the_verdict_is_an_error() -> None:
     lines = NOT_DELIVERED[:-1] + ["ok 1 watermark_sigio"]
-    verdict, reason = parse_repro(lines).decide()
+    (_, verdict, reason, _), = parse_program(lines).verdicts()
     assert verdict is Verdict.ERROR and "contradicts" in reason
 
 
-def test_missing_header_or_verdict_is_an_error() -> None:
-    assert parse_repro(NOT_DELIVERED[1:]).decide()[0] is Verdict.ERROR
+def test_flawed_documents_make_every_case_an_error() -> None:
+    for lines, why in [
+        (NOT_DELIVERED[1:], "no KTAP header"),
+        (TWO_CASES[:-3], "planned 2 cases, reported 1"),
+        (TWO_CASES[:2] + TWO_CASES[2:5] * 2, "a case reported twice"),
+    ]:
+        cases = parse_program(lines).verdicts()
+        assert cases and all(v is Verdict.ERROR and why in r for _, v, r, _ in cases), (why, cases)
     no_verdict = [line for line in NOT_DELIVERED if not line.startswith("# verdict")]
-    assert parse_repro(no_verdict).decide() == (Verdict.ERROR, "no verdict line")
-    assert parse_repro(["KTAP version 1", "# verdict=maybe", "ok 1 x"]).decide()[0] is Verdict.ERROR
+    assert parse_program(no_verdict).verdicts()[0][1:3] == (Verdict.ERROR, "no verdict line")
+    assert parse_program(["KTAP version 1", "1..1", "# verdict=maybe", "ok 1 x"]).verdicts()[0][1] is Verdict.ERROR
 
 
-def guest(*runs: list[str], done: int | None = None) -> list[str]:
-    lines = ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=1350", f"1..{len(runs)}"]
+def guest(*runs: list[str], done: int | None = None, header: list[str] | None = None) -> list[str]:
+    lines = header or ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=1350"]
+    lines = [*lines, f"1..{len(runs)}"]
     for run in runs:
         lines += run
     lines.append(f"# sigwake.done={len(runs) if done is None else done}")
@@ -53,7 +82,7 @@ def run_of(name: str, number: int, body: list[str], result: str) -> list[str]:
     return [f"# sigwake.start={name}", *("    " + b for b in body), "# sigwake.duration_us=1500", result]
 
 
-def test_guest_report_nests_each_reproducer() -> None:
+def test_guest_report_nests_each_run() -> None:
     report = parse_guest(guest(
         run_of("watermark_sigio", 1, NOT_DELIVERED, "not ok 1 watermark_sigio"),
         run_of("hang", 2, [], "not ok 2 hang # TIMEOUT killed at the deadline"),
@@ -61,18 +90,30 @@ def test_guest_report_nests_each_reproducer() -> None:
     ))
     assert report.release == "6.1.0-57-amd64" and report.init_uptime_ms == 1350 and report.done
     first, hang, crash = report.runs
-    assert first.decide()[0] is Verdict.NOT_DELIVERED and first.duration_us == 1500
-    assert hang.decide()[0] is Verdict.TIMEOUT
-    assert crash.decide() == (Verdict.ERROR, "the reproducer died: killed by signal 11")
+    assert first.problem() is None and first.duration_us == 1500
+    assert first.document.verdicts()[0][1] is Verdict.NOT_DELIVERED
+    assert hang.problem() == (Verdict.TIMEOUT, "killed by the guest at its deadline: killed at the deadline")
+    assert crash.problem() == (Verdict.ERROR, "the reproducer died: killed by signal 11")
+
+
+def test_privilege_passes_label_their_runs() -> None:
+    header = ["KTAP version 1", "# sigwake.pass=root", "# sigwake.paranoid=3"]
+    body = run_of("watermark_sigio", 1, NOT_DELIVERED, "not ok 1 watermark_sigio")
+    lines = guest(body, body, header=header)
+    second_pass = lines.index(body[0], lines.index(body[-1]))
+    lines[second_pass:second_pass] = ["# sigwake.pass=user-paranoid1", "# sigwake.paranoid=1"]
+    report = parse_guest(lines)
+    assert [r.privilege for r in report.runs] == ["root", "user-paranoid1"]
+    assert report.paranoid == {"root": "3", "user-paranoid1": "1"}
 
 
 def test_a_reproducer_cannot_print_a_top_level_result() -> None:
     forged = NOT_DELIVERED + ["ok 1 watermark_sigio", "# sigwake.done=1"]
     report = parse_guest(guest(run_of("watermark_sigio", 1, forged, "not ok 1 watermark_sigio")))
-    # Its lines stay inside its subtest: two result lines there are an error, never a pass.
-    assert report.runs[0].decide()[0] is Verdict.ERROR
+    # Its lines stay inside its subtest: a second result line there is a flaw, never a pass.
+    assert {v for _, v, _, _ in report.runs[0].document.verdicts()} == {Verdict.ERROR}
 
 
-def test_done_needs_every_planned_reproducer() -> None:
+def test_done_needs_every_planned_run() -> None:
     report = parse_guest(guest(run_of("a", 1, NOT_DELIVERED, "not ok 1 a"), done=2))
     assert not report.done

@@ -63,11 +63,12 @@ def test_the_guest_kills_a_hung_reproducer_and_goes_on(tmp_path: Path, built, te
     programs = {"a_hang": test_programs["hang"], "b_crash": test_programs["crash"],
                 "c_watermark_poll": built.reproducers["watermark_poll"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "misbehaving.cpio")
-    got = run_guest(kernel_6_12, initrd, sorted(programs), GuestConfig(accel, repro_timeout_ms=1000),
-                    tmp_path / "console.log")
+    config = GuestConfig(accel, repro_timeout_ms=1000, repeat=1, privileges=("root", "user-paranoid1"))
+    got = run_guest(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
     assert got.boot.status == "ok", got.boot
-    by_name = {r.name: r for r in got.reproducers}
+    assert {r.privilege for r in got.reproducers} == {"root", "user-paranoid1"}
+    by_name = {r.name: r for r in got.reproducers if r.privilege == "user-paranoid1"}
     assert by_name["a_hang"].verdict is Verdict.TIMEOUT
     assert by_name["a_hang"].duration_ms is not None and 1000 <= by_name["a_hang"].duration_ms < 5000
     assert by_name["b_crash"].verdict is Verdict.ERROR and "signal 11" in by_name["b_crash"].reason
-    assert by_name["c_watermark_poll"].verdict is Verdict.DELIVERED
+    assert by_name["watermark_poll"].verdict is Verdict.DELIVERED  # its case name, whatever the file is called

@@ -47,10 +47,12 @@ def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
     write_result(tmp_path, result("6.12.118+deb13-amd64", "6.12.118+deb13-amd64", Verdict.NOT_DELIVERED))
     write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
     text = write_matrix(tmp_path).read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| 6.")]
-    assert rows[0].startswith("| 6.1.0-57-amd64 ") and "as expected" in rows[0]
-    assert "**not-delivered** records=3 pollin=1 signals=0" in rows[0]
-    assert "watermark_sigio: regression" in rows[1]
+    header = next(line for line in text.splitlines() if line.startswith("| reproducer |"))
+    assert header == "| reproducer | 6.1.0-57-amd64 | 6.12.118+deb13-amd64 |"  # ordered by release
+    row = next(line for line in text.splitlines() if line.startswith("| watermark_sigio |"))
+    assert row.startswith("| watermark_sigio | **not-delivered** records=3 pollin=1 signals=0 | ≠ ")
+    assert "≠ **not-delivered**" in text
+    assert "6.12.118+deb13-amd64: watermark_sigio as root regression" in text
     assert "fd20bb51ed39" in text
 
 

@@ -3,6 +3,10 @@
 // the console, power off. Kernel command line:
 //   sigwake.token=HEX        frames every line (see frame.h)
 //   sigwake.timeout_ms=N     per-reproducer deadline (default 10000)
+//   sigwake.repeat=N         runs of each reproducer per pass (default 5)
+//   sigwake.passes=P,...     privilege passes, in order (default: all of them):
+//                            root, or user-paranoidN: uid 65534 with
+//                            /proc/sys/kernel/perf_event_paranoid set to N
 //   sigwake.mode=poweroff    report the uptime at /init and power off (bench)
 #include <dirent.h>
 #include <fcntl.h>
@@ -27,6 +31,8 @@
 namespace {
 
 constexpr const char* kReproDir = "/repro";
+constexpr const char* kParanoid = "/proc/sys/kernel/perf_event_paranoid";
+constexpr int kNobody = 65534;
 
 std::string read_file(const char* path) {
   std::ifstream in(path);
@@ -42,6 +48,41 @@ std::string cmdline_value(const std::string& cmdline, const std::string& key, co
     if (word.rfind(key + "=", 0) == 0) return word.substr(key.size() + 1);
   }
   return fallback;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, separator);) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+long long number_or(const std::string& text, long long fallback) {
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  return end != text.c_str() && *end == '\0' && value > 0 ? value : fallback;
+}
+
+// A privilege pass: "root", or "user-paranoidN" (uid 65534 under paranoid N).
+struct Pass {
+  std::string name;
+  int uid = -1;
+  std::string paranoid;  // empty: leave the kernel's setting
+};
+
+bool parse_pass(const std::string& name, Pass* pass) {
+  const std::string prefix = "user-paranoid";
+  if (name == "root") {
+    *pass = Pass{name, -1, ""};
+    return true;
+  }
+  if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size()) {
+    *pass = Pass{name, kNobody, name.substr(prefix.size())};
+    return true;
+  }
+  return false;
 }
 
 std::vector<std::string> reproducers() {
@@ -118,19 +159,41 @@ int main() {
     return 1;
   }
 
-  const long long timeout_ms = std::strtoll(cmdline_value(cmdline, "sigwake.timeout_ms", "").c_str(), nullptr, 10);
-  const std::chrono::milliseconds budget(timeout_ms > 0 ? timeout_ms : 10000);
-  const std::vector<std::string> names = reproducers();
-  console.line("1.." + std::to_string(names.size()));
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    console.line("# sigwake.start=" + names[i]);
-    const sigwake::RunOutcome run = sigwake::run_with_deadline({std::string(kReproDir) + "/" + names[i]}, budget);
-    std::istringstream lines(run.output);
-    for (std::string line; std::getline(lines, line);) console.line("    " + line);  // a KTAP subtest
-    console.line("# sigwake.duration_us=" + std::to_string(run.duration_us));
-    console.line(result_line(i + 1, names[i], run));
+  const std::chrono::milliseconds budget(number_or(cmdline_value(cmdline, "sigwake.timeout_ms", ""), 10000));
+  const long long repeat = number_or(cmdline_value(cmdline, "sigwake.repeat", ""), 5);
+  const std::vector<std::string> pass_names =
+      split(cmdline_value(cmdline, "sigwake.passes", "root,user-paranoid1,user-paranoid2,user-paranoid3"), ',');
+  std::vector<Pass> passes;
+  for (const std::string& name : pass_names) {
+    Pass pass;
+    if (parse_pass(name, &pass)) passes.push_back(pass);
+    else console.line("# sigwake.warning=unknown pass " + name);
   }
-  console.line("# sigwake.done=" + std::to_string(names.size()));  // all reported
+  const std::vector<std::string> names = reproducers();
+  console.line("1.." + std::to_string(passes.size() * names.size() * repeat));
+
+  std::size_t number = 0;
+  for (const Pass& pass : passes) {
+    console.line("# sigwake.pass=" + pass.name);
+    if (!pass.paranoid.empty()) {
+      std::ofstream(kParanoid) << pass.paranoid << "\n";
+    }
+    std::string paranoid = read_file(kParanoid);
+    paranoid.erase(paranoid.find_last_not_of("\n") + 1);
+    console.line("# sigwake.paranoid=" + paranoid);
+    for (const std::string& name : names) {
+      for (long long run = 0; run < repeat; ++run) {
+        console.line("# sigwake.start=" + name);
+        const sigwake::RunOutcome outcome =
+            sigwake::run_with_deadline({std::string(kReproDir) + "/" + name}, budget, pass.uid);
+        std::istringstream lines(outcome.output);
+        for (std::string line; std::getline(lines, line);) console.line("    " + line);  // a KTAP subtest
+        console.line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
+        console.line(result_line(++number, name, outcome));
+      }
+    }
+  }
+  console.line("# sigwake.done=" + std::to_string(number));  // all reported
   power_off();
   return 1;
 }

@@ -1,6 +1,7 @@
 #include "runner.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,7 +14,7 @@
 
 namespace sigwake {
 
-RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget) {
+RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid) {
   RunOutcome outcome;
   if (argv.empty()) throw ReproError("run_with_deadline: empty argv");
   std::vector<char*> args;
@@ -29,6 +30,7 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
     dup2(pipe_fds[1], STDOUT_FILENO);
     dup2(pipe_fds[1], STDERR_FILENO);
     setpgid(0, 0);  // its own group, so a deadline kill reaches anything it forked
+    if (uid >= 0 && (setgroups(0, nullptr) != 0 || setgid(uid) != 0 || setuid(uid) != 0)) _exit(126);
     execv(args[0], args.data());
     _exit(127);
   }

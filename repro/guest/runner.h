@@ -17,6 +17,7 @@ struct RunOutcome {
 };
 
 // fork + exec argv[0] with stdout/stderr on a pipe; SIGKILL at the deadline.
-RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget);
+// With `uid` >= 0 the child drops to that uid and gid (and no groups) first.
+RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid = -1);
 
 }  // namespace sigwake

@@ -10,6 +10,8 @@ perf_event_attr switch_watermark_attr(std::uint32_t watermark_bytes) {
   attr.context_switch = 1;
   attr.watermark = 1;
   attr.wakeup_watermark = watermark_bytes;
+  attr.exclude_kernel = 1;  // allowed at perf_event_paranoid 2; records are written all the same
+  attr.exclude_hv = 1;
   attr.disabled = 1;
   return attr;
 }

@@ -2,18 +2,21 @@
 
 namespace sigwake {
 
-std::string ktap_document(const Report& report) {
-  std::string out = "KTAP version 1\n1..1\n";
-  for (const auto& [key, value] : report.evidence()) out += "# " + key + "=" + value + "\n";
-  out += "# verdict=" + std::string(verdict_name(report.verdict())) + "\n";
-  if (!report.reason().empty()) out += "# reason=" + report.reason() + "\n";
+std::string ktap_document(const std::vector<Report>& reports) {
+  std::string out = "KTAP version 1\n1.." + std::to_string(reports.size()) + "\n";
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Report& report = reports[i];
+    for (const auto& [key, value] : report.evidence()) out += "# " + key + "=" + value + "\n";
+    out += "# verdict=" + std::string(verdict_name(report.verdict())) + "\n";
+    if (!report.reason().empty()) out += "# reason=" + report.reason() + "\n";
 
-  const Verdict verdict = report.verdict();
-  out += verdict == Verdict::kDelivered || verdict == Verdict::kUnsupported ? "ok 1 " : "not ok 1 ";
-  out += report.name();
-  if (verdict == Verdict::kUnsupported) out += " # SKIP " + report.reason();
-  if (verdict == Verdict::kError || verdict == Verdict::kNone) out += " # ERROR " + report.reason();
-  out += "\n";
+    const Verdict verdict = report.verdict();
+    const bool ok = verdict == Verdict::kDelivered || verdict == Verdict::kUnsupported || verdict == Verdict::kMeasured;
+    out += (ok ? "ok " : "not ok ") + std::to_string(i + 1) + " " + report.name();
+    if (verdict == Verdict::kUnsupported) out += " # SKIP " + report.reason();
+    if (verdict == Verdict::kError || verdict == Verdict::kNone) out += " # ERROR " + report.reason();
+    out += "\n";
+  }
   return out;
 }
 

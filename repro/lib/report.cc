@@ -9,6 +9,7 @@ std::string_view verdict_name(Verdict verdict) {
     case Verdict::kDelivered: return "delivered";
     case Verdict::kNotDelivered: return "not-delivered";
     case Verdict::kUnsupported: return "unsupported";
+    case Verdict::kMeasured: return "measured";
     case Verdict::kError:
     case Verdict::kNone: return "error";
   }
@@ -17,10 +18,20 @@ std::string_view verdict_name(Verdict verdict) {
 
 int exit_code(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kDelivered: return 0;
+    case Verdict::kDelivered:
+    case Verdict::kMeasured: return 0;
     case Verdict::kUnsupported: return 4;
     default: return 1;
   }
+}
+
+int exit_code(const std::vector<Report>& reports) {
+  bool all_skipped = !reports.empty();
+  for (const Report& report : reports) {
+    if (exit_code(report.verdict()) == 1) return 1;
+    all_skipped = all_skipped && report.verdict() == Verdict::kUnsupported;
+  }
+  return all_skipped ? 4 : 0;
 }
 
 void Report::add(std::string key, std::string value) {

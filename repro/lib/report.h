@@ -14,6 +14,7 @@ enum class Verdict {
   kDelivered,     // the signal (or, for poll controls, the wakeup) arrived
   kNotDelivered,  // the wakeup condition happened (record written, POLLIN) but no signal by the deadline
   kUnsupported,   // the kernel rejected the setup; the reason carries errno
+  kMeasured,      // a figure, not pass/fail: the evidence carries it
   kError,         // the reproducer itself failed; never a kernel verdict
 };
 
@@ -21,6 +22,10 @@ std::string_view verdict_name(Verdict verdict);
 
 // kselftest exit codes: 0 pass, 1 fail, 4 skip.
 int exit_code(Verdict verdict);
+
+class Report;
+// A program's code over all its cases: 1 if any failed or erred, 4 if all were skipped, else 0.
+int exit_code(const std::vector<Report>& reports);
 
 class Report {
  public:

@@ -1,5 +1,16 @@
 // What a reproducer file provides; repro/lib/main.cc supplies main().
+//
+//   SIGWAKE_CASE(watermark_sigio) {
+//     ... set up, trigger, report.add(evidence) ...
+//     report.decide(Verdict::kDelivered);
+//   }
+//
+// A file may define several cases (one per path it tests); each is one KTAP
+// test, run in definition order. Throwing Unsupported or ReproError decides
+// `unsupported` or `error` for that case.
 #pragma once
+
+#include <vector>
 
 #include "deadline.h"
 #include "errors.h"
@@ -10,11 +21,22 @@
 
 namespace sigwake {
 
-// The reproducer's KTAP test name.
-extern const char* const kReproName;
+using CaseFunction = void (*)(Report&);
 
-// Sets up, triggers, collects evidence into `report` and decides its verdict.
-// Throwing Unsupported or ReproError decides `unsupported` or `error`.
-void reproduce(Report& report);
+struct Case {
+  const char* name;
+  CaseFunction run;
+};
+
+std::vector<Case>& registered_cases();
+
+struct CaseRegistration {
+  CaseRegistration(const char* name, CaseFunction run) { registered_cases().push_back({name, run}); }
+};
 
 }  // namespace sigwake
+
+#define SIGWAKE_CASE(name)                                                       \
+  static void name(::sigwake::Report& report);                                   \
+  static const ::sigwake::CaseRegistration name##_registration(#name, &name);    \
+  static void name(::sigwake::Report& report)

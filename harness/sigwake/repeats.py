@@ -1,0 +1,45 @@
+"""Flake control: each case runs several times; the recorded verdict is the
+unanimous one, or `flaky` with the count of each outcome."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+from .results import ReproResult
+from .verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    case: str
+    privilege: str
+    verdict: Verdict
+    reason: str
+    evidence: dict[str, str]
+    duration_ms: float | None = None
+
+
+def combine(runs: list[CaseRun]) -> list[ReproResult]:
+    """One result per (privilege, case), in the order first seen."""
+    groups: dict[tuple[str, str], list[CaseRun]] = {}
+    for run in runs:
+        groups.setdefault((run.privilege, run.case), []).append(run)
+    results = []
+    for (privilege, case), group in groups.items():
+        counts = Counter(str(r.verdict) for r in group)
+        first = group[0]
+        if len(counts) == 1:
+            verdict, reason = first.verdict, first.reason
+        else:
+            verdict = Verdict.FLAKY
+            reason = "runs disagree: " + ", ".join(f"{v} x{n}" for v, n in counts.most_common())
+            first = next(r for r in group if str(r.verdict) == counts.most_common()[-1][0])  # the rarer outcome's evidence
+        durations = [r.duration_ms for r in group if r.duration_ms is not None]
+        results.append(ReproResult(
+            case, verdict, reason, first.evidence,
+            round(statistics.median(durations), 2) if durations else None,
+            privilege, dict(counts),
+        ))
+    return results
