@@ -172,11 +172,11 @@ def render_matrix(results: list[KernelResult]) -> str:
     lines += ["", "## Differences from the expectations table", ""]
     lines += [f"- {m}" for m in differences] or ["None."]
     lines += ["", "## Expectations and their sources", ""]
-    for row in expectations.TABLE:
-        scope = [f"passes {', '.join(row.privileges)}" if row.privileges else "",
-                 f"{', '.join(row.origins)} kernels" if row.origins else ""]
+    for expectation in expectations.TABLE:
+        scope = [f"passes {', '.join(expectation.privileges)}" if expectation.privileges else "",
+                 f"{', '.join(expectation.origins)} kernels" if expectation.origins else ""]
         where = f" ({'; '.join(filter(None, scope))})" if any(scope) else ""
-        lines.append(f"- `{row.repro}`{where}: {row.source}")
+        lines.append(f"- `{expectation.repro}`{where}: {expectation.source}")
     return "\n".join(lines) + "\n"
 
 
