@@ -7,16 +7,14 @@
 #include <chrono>
 
 #include "lib/attrs.h"
+#include "lib/budgets.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
-using namespace std::chrono_literals;
-
 namespace sigwake {
 
 constexpr std::uint64_t kPeriodNs = 100'000;
-constexpr auto kBudget = 2000ms;
 
 SIGWAKE_CASE(overflow_sigio) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
@@ -26,7 +24,7 @@ SIGWAKE_CASE(overflow_sigio) {
   event.enable();
 
   // Our own CPU time is the trigger: spend it until the first signal.
-  const Deadline deadline(kBudget);
+  const Deadline deadline(kWakeupBudget);
   const std::int64_t start = monotonic_ns();
   while (sigio.count() == 0 && !deadline.expired()) {
     burn_cpu(1ms);

@@ -5,15 +5,12 @@
 #include <chrono>
 
 #include "lib/attrs.h"
+#include "lib/budgets.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
-using namespace std::chrono_literals;
-
 namespace sigwake {
-
-constexpr auto kWakeupBudget = 2000ms;
 
 SIGWAKE_CASE(watermark_poll) {
   pin_to_cpu(0);

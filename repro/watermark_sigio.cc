@@ -8,18 +8,12 @@
 #include <chrono>
 
 #include "lib/attrs.h"
+#include "lib/budgets.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
-using namespace std::chrono_literals;
-
 namespace sigwake {
-
-// The wakeup that sets POLLIN also sends the signal, from the same irq_work on
-// the same CPU (we pin to one); the grace only covers scheduling noise.
-constexpr auto kWakeupBudget = 2000ms;
-constexpr auto kSignalGrace = 100ms;
 
 SIGWAKE_CASE(watermark_sigio) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
@@ -33,6 +27,7 @@ SIGWAKE_CASE(watermark_sigio) {
   child.resume();  // runs once we sleep in poll: switch-in, stop, switch-out
   const std::int64_t start = monotonic_ns();
   const short revents = wait_readable(event.fd(), kWakeupBudget);
+  const std::int64_t woken = monotonic_ns();
   const bool signalled = sigio.wait_for(1, Deadline(kSignalGrace));
   const std::int64_t decided = monotonic_ns();
 
@@ -41,6 +36,7 @@ SIGWAKE_CASE(watermark_sigio) {
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
   report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
+  if (signalled) report.add("signal_after_poll_us", static_cast<long long>((sigio.deliveries()[0].at_ns - woken) / 1000));
 
   if (signalled) return report.decide(Verdict::kDelivered);
   if (records > 0 && (revents & POLLIN)) {

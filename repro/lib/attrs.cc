@@ -16,6 +16,18 @@ perf_event_attr switch_watermark_attr(std::uint32_t watermark_bytes) {
   return attr;
 }
 
+perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes) {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+  attr.sample_period = 1;
+  attr.mmap_data = 1;
+  attr.watermark = 1;
+  attr.wakeup_watermark = watermark_bytes;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.disabled = 1;
+  return attr;
+}
+
 perf_event_attr task_clock_sampling_attr(std::uint64_t period_ns) {
   perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
   attr.sample_period = period_ns;

@@ -25,18 +25,18 @@ void add_poll_evidence(Report& report, short revents) {
   report.add("poll_revents", hex);
 }
 
-void add_signal_evidence(Report& report, const SignalCapture& capture) {
-  report.add("signals", static_cast<long long>(capture.count()));
+void add_signal_evidence(Report& report, const SignalCapture& capture, const std::string& prefix) {
+  report.add(prefix + "signals", static_cast<long long>(capture.count()));
   const auto deliveries = capture.deliveries();
   if (deliveries.empty()) return;
   const Delivery& first = deliveries.front();
   char band[24];
   std::snprintf(band, sizeof band, "0x%lx", static_cast<unsigned long>(first.band));
-  report.add("si_signo", static_cast<long long>(first.signo));
-  report.add("si_code", static_cast<long long>(first.code));
-  report.add("si_band", band);
-  report.add("si_fd", static_cast<long long>(first.fd));
-  report.add("signal_tid", static_cast<long long>(first.tid));
+  report.add(prefix + "si_signo", static_cast<long long>(first.signo));
+  report.add(prefix + "si_code", static_cast<long long>(first.code));
+  report.add(prefix + "si_band", band);
+  report.add(prefix + "si_fd", static_cast<long long>(first.fd));
+  report.add(prefix + "signal_tid", static_cast<long long>(first.tid));
 }
 
 }  // namespace sigwake

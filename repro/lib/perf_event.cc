@@ -73,12 +73,23 @@ void PerfEvent::enable() const { check(ioctl(fd_, PERF_EVENT_IOC_ENABLE, 0) == 0
 
 void PerfEvent::disable() const { check(ioctl(fd_, PERF_EVENT_IOC_DISABLE, 0) == 0, "PERF_EVENT_IOC_DISABLE"); }
 
-void PerfEvent::request_signals(pid_t owner, int signo) const {
+void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
   const int flags = fcntl(fd_, F_GETFL);
   check(flags >= 0, "fcntl(F_GETFL)");
   check(fcntl(fd_, F_SETFL, flags | O_ASYNC) == 0, "fcntl(F_SETFL, O_ASYNC)");
-  check(fcntl(fd_, F_SETOWN, owner) == 0, "fcntl(F_SETOWN)");
+  if (kind == Owner::kProcess) {
+    check(fcntl(fd_, F_SETOWN, owner) == 0, "fcntl(F_SETOWN)");
+  } else {
+    const f_owner_ex thread{F_OWNER_TID, owner};
+    check(fcntl(fd_, F_SETOWN_EX, &thread) == 0, "fcntl(F_SETOWN_EX, F_OWNER_TID)");
+  }
   check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
+}
+
+void PerfEvent::set_output(const PerfEvent& target) const {
+  if (ioctl(fd_, PERF_EVENT_IOC_SET_OUTPUT, target.fd_) != 0) {
+    throw Unsupported(errno_text("PERF_EVENT_IOC_SET_OUTPUT"));
+  }
 }
 
 }  // namespace sigwake

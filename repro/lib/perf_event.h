@@ -29,8 +29,13 @@ class PerfEvent {
   void enable() const;
   void disable() const;
 
-  // FASYNC delivery to `owner` (a process id) with signal `signo` (F_SETSIG).
-  void request_signals(pid_t owner, int signo) const;
+  // FASYNC delivery with signal `signo` (F_SETSIG) to the process `owner`
+  // (F_SETOWN), or with `thread` to that one thread (F_SETOWN_EX, F_OWNER_TID).
+  enum class Owner { kProcess, kThread };
+  void request_signals(pid_t owner, int signo, Owner kind = Owner::kProcess) const;
+
+  // PERF_EVENT_IOC_SET_OUTPUT: this event's records go to `target`'s ring buffer.
+  void set_output(const PerfEvent& target) const;
 
  private:
   explicit PerfEvent(int fd) : fd_(fd) {}

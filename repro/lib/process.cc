@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +46,14 @@ StoppedChild::~StoppedChild() {
 }
 
 void StoppedChild::resume() const { check(kill(pid_, SIGCONT) == 0, "kill(SIGCONT)"); }
+
+AnonymousPage::AnonymousPage()
+    : address_(mmap(nullptr, static_cast<std::size_t>(sysconf(_SC_PAGESIZE)), PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) {
+  check(address_ != MAP_FAILED, "mmap(MAP_ANONYMOUS)");
+}
+
+AnonymousPage::~AnonymousPage() { munmap(address_, static_cast<std::size_t>(sysconf(_SC_PAGESIZE))); }
 
 short wait_readable(int fd, std::chrono::milliseconds budget) {
   const Deadline deadline(budget);

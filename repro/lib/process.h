@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 
 namespace sigwake {
 
@@ -27,6 +28,20 @@ class StoppedChild {
 
  private:
   pid_t pid_ = -1;
+};
+
+// An anonymous private page, mapped for as long as this lives: each one is a
+// PERF_RECORD_MMAP for events with mmap_data.
+class AnonymousPage {
+ public:
+  AnonymousPage();
+  AnonymousPage(const AnonymousPage&) = delete;
+  AnonymousPage& operator=(const AnonymousPage&) = delete;
+  ~AnonymousPage();
+  std::uint64_t address() const { return reinterpret_cast<std::uintptr_t>(address_); }
+
+ private:
+  void* address_;
 };
 
 // poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if none).

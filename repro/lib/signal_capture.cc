@@ -82,16 +82,18 @@ std::vector<Delivery> SignalCapture::deliveries() const {
   return out;
 }
 
-bool SignalCapture::wait_for(int n, const Deadline& deadline) const {
+bool SignalCapture::wait_for(int n, const Deadline& deadline, int stop_fd) const {
   sigset_t unblocked;
   check(pthread_sigmask(SIG_SETMASK, nullptr, &unblocked) == 0, "pthread_sigmask(query)");
   sigdelset(&unblocked, signo_);
+  pollfd stop{stop_fd, POLLIN, 0};
   while (count() < n) {
     if (deadline.expired()) return false;
     const timespec left = deadline.remaining_timespec();
     // ppoll swaps the mask atomically: a signal already pending runs at once.
-    const int rc = ppoll(nullptr, 0, &left, &unblocked);
+    const int rc = ppoll(stop_fd >= 0 ? &stop : nullptr, stop_fd >= 0 ? 1 : 0, &left, &unblocked);
     check(rc >= 0 || errno == EINTR, "ppoll");
+    if (rc > 0) return count() >= n;
   }
   return true;
 }

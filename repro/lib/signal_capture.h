@@ -36,8 +36,9 @@ class SignalCapture {
   int count() const;
   std::vector<Delivery> deliveries() const;
 
-  // Sleeps with the signal unblocked until `n` deliveries were counted or the deadline passed.
-  bool wait_for(int n, const Deadline& deadline) const;
+  // Sleeps with the signal unblocked until `n` deliveries were counted, the
+  // deadline passed, or `stop_fd` (when given) became readable.
+  bool wait_for(int n, const Deadline& deadline, int stop_fd = -1) const;
 
   // Lets an already pending signal run its handler now, without sleeping.
   void accept_pending() const;

@@ -1,0 +1,60 @@
+// PERF_EVENT_IOC_SET_OUTPUT: event B (the source, writing SWITCH records)
+// sends its records into event A's ring buffer (the target, which writes none
+// itself). With FASYNC on A only, on B only, or on both: whose owner gets the
+// signal when B's records cross A's watermark? perf_output_wakeup() marks
+// handle->event, the event that wrote the record (B), and perf_event_wakeup()
+// signals perf_event_fasync() of that event: B's owner, never A's.
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "lib/attrs.h"
+#include "lib/budgets.h"
+#include "lib/evidence.h"
+#include "lib/process.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+void shared_buffer(Report& report, bool fasync_on_target, bool fasync_on_source) {
+  const int target_signo = SIGRTMIN + 3, source_signo = SIGRTMIN + 4;  // tell the owners apart
+  SignalCapture target_signals(target_signo), source_signals(source_signo);
+  pin_to_cpu(0);
+  StoppedChild child;
+  perf_event_attr silent = switch_watermark_attr(1);
+  silent.context_switch = 0;
+  PerfEvent target = PerfEvent::open(silent, child.pid(), -1);
+  PerfEvent source = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
+  RingBuffer ring = RingBuffer::map(target.fd(), 0);
+  source.set_output(target);
+  if (fasync_on_target) target.request_signals(getpid(), target_signo);
+  if (fasync_on_source) source.request_signals(getpid(), source_signo);
+  target.enable();
+  source.enable();
+
+  child.resume();
+  const short revents = wait_readable(target.fd(), kWakeupBudget);
+  source_signals.wait_for(SignalCapture::kLogged, Deadline(kSignalGrace));
+  target_signals.accept_pending();
+
+  report.add("fasync_on", fasync_on_target && fasync_on_source ? "both" : fasync_on_target ? "target" : "source");
+  const int records = add_record_evidence(report, ring.consume());
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, target_signals, "target_");
+  add_signal_evidence(report, source_signals, "source_");
+
+  if (target_signals.count() + source_signals.count() > 0) return report.decide(Verdict::kDelivered);
+  if (records > 0 && (revents & POLLIN)) {
+    return report.decide(Verdict::kNotDelivered, "records in the shared buffer and POLLIN on the target, no signal");
+  }
+  report.decide(Verdict::kError, "no record or no POLLIN within the budget");
+}
+
+}  // namespace
+
+SIGWAKE_CASE(set_output_sigio_fasync_on_target) { shared_buffer(report, true, false); }
+SIGWAKE_CASE(set_output_sigio_fasync_on_source) { shared_buffer(report, false, true); }
+SIGWAKE_CASE(set_output_sigio_fasync_on_both) { shared_buffer(report, true, true); }
+
+}  // namespace sigwake
