@@ -21,11 +21,13 @@ void pin_to_cpu(int cpu) {
   check(sched_setaffinity(0, sizeof set, &set) == 0, "sched_setaffinity");
 }
 
-StoppedChild::StoppedChild() {
+StoppedChild::StoppedChild(std::function<void()> after_resume) {
   pid_ = fork();
   check(pid_ >= 0, "fork");
   if (pid_ == 0) {
+    setpgid(0, 0);
     raise(SIGSTOP);
+    if (after_resume) after_resume();
     raise(SIGSTOP);
     _exit(0);
   }
@@ -40,9 +42,20 @@ StoppedChild::StoppedChild() {
 
 StoppedChild::~StoppedChild() {
   if (pid_ <= 0) return;
+  kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);
   while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
+}
+
+pid_t fork_and_stop(const std::function<void()>& body) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    body();
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  return pid;
 }
 
 void StoppedChild::resume() const { check(kill(pid_, SIGCONT) == 0, "kill(SIGCONT)"); }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 
 namespace sigwake {
 
@@ -18,10 +19,12 @@ void pin_to_cpu(int cpu);
 // reports POLLHUP instead of POLLIN, which would hide the wakeup we look for.
 class StoppedChild {
  public:
-  StoppedChild();  // returns once the child is stopped
+  // Once resumed the child runs `after_resume` (if any) before it stops again.
+  // It leads its own process group, so that whatever it forks dies with it.
+  explicit StoppedChild(std::function<void()> after_resume = {});  // returns once the child is stopped
   StoppedChild(const StoppedChild&) = delete;
   StoppedChild& operator=(const StoppedChild&) = delete;
-  ~StoppedChild();  // kills and reaps it if still there
+  ~StoppedChild();  // kills its process group and reaps it
 
   pid_t pid() const { return pid_; }
   void resume() const;  // SIGCONT: it switches in, runs, stops again (switching out)
@@ -43,6 +46,10 @@ class AnonymousPage {
  private:
   void* address_;
 };
+
+// Forks a child that runs `body`, then stops itself (SIGSTOP) to stay alive;
+// for use inside a StoppedChild, whose process group it joins.
+pid_t fork_and_stop(const std::function<void()>& body);
 
 // poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if none).
 short wait_readable(int fd, std::chrono::milliseconds budget);

@@ -1,0 +1,90 @@
+// How many 1+1-page buffers can be mapped before the kernel says EPERM, under a
+// chosen RLIMIT_MEMLOCK, next to what the documented accounting predicts. A
+// figure, not pass/fail. perf_mmap() in kernel/events/core.c charges each
+// buffer's pages to the user's locked_vm up to perf_event_mlock_kb x online
+// CPUs, then the rest to the process's pinned_vm up to RLIMIT_MEMLOCK; past
+// that, without CAP_IPC_LOCK, mmap fails with EPERM
+// (Documentation/admin-guide/perf-security.rst, "Memory allocation").
+#include <linux/capability.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "lib/attrs.h"
+#include "lib/evidence.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+constexpr long kChosenMemlockKb = 64;
+constexpr int kMostBuffers = 256;  // where a process that may lock anything stops counting
+constexpr long kPagesPerBuffer = 2;
+
+// The accounting of perf_mmap(), buffer by buffer, in pages.
+long predicted_buffers(long user_limit, long memlock_limit) {
+  long user_locked = 0, pinned = 0, buffers = 0;
+  while (buffers < kMostBuffers) {
+    const long after = std::min(user_locked, user_limit) + kPagesPerBuffer;
+    const long extra = after > user_limit ? after - user_limit : 0;
+    if (pinned + extra > memlock_limit) break;
+    user_locked += kPagesPerBuffer - extra;
+    pinned += extra;
+    ++buffers;
+  }
+  return buffers;
+}
+
+// CAP_IPC_LOCK lifts the RLIMIT_MEMLOCK check (root has it).
+bool may_lock_anything() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("CapEff:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> CAP_IPC_LOCK) & 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+SIGWAKE_CASE(memlock_budget) {
+  const rlimit chosen{kChosenMemlockKb * 1024, kChosenMemlockKb * 1024};
+  check(setrlimit(RLIMIT_MEMLOCK, &chosen) == 0, "setrlimit(RLIMIT_MEMLOCK)");
+  long mlock_kb = -1;
+  std::ifstream("/proc/sys/kernel/perf_event_mlock_kb") >> mlock_kb;
+  if (mlock_kb < 0) throw ReproError("cannot read /proc/sys/kernel/perf_event_mlock_kb");
+  const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+  std::vector<PerfEvent> events;
+  std::vector<RingBuffer> rings;
+  events.reserve(kMostBuffers);
+  rings.reserve(kMostBuffers);
+  std::string stopped_by = "nothing up to the cap";
+  while (static_cast<int>(rings.size()) < kMostBuffers) {
+    events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
+    try {
+      rings.push_back(RingBuffer::map(events.back().fd(), 0));
+    } catch (const Unsupported& refused) {
+      stopped_by = refused.what();
+      break;
+    }
+  }
+
+  const bool unlimited = may_lock_anything();
+  const long predicted = unlimited ? kMostBuffers : predicted_buffers(mlock_kb / page_kb * cpus, kChosenMemlockKb / page_kb);
+  report.add("buffers", static_cast<long long>(rings.size()));
+  report.add("predicted_buffers", static_cast<long long>(predicted));
+  report.add("matches_accounting", static_cast<long long>(rings.size()) == predicted);
+  report.add("stopped_by", stopped_by);
+  report.add("perf_event_mlock_kb", static_cast<long long>(mlock_kb));
+  report.add("online_cpus", static_cast<long long>(cpus));
+  report.add("rlimit_memlock_kb", static_cast<long long>(kChosenMemlockKb));
+  report.add("cap_ipc_lock", unlimited);
+  report.decide(Verdict::kMeasured);
+}
+
+}  // namespace sigwake

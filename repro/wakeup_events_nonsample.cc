@@ -1,0 +1,42 @@
+// A guard: wakeup_events=1 (not watermark) with only non-sample records (SWITCH).
+// wakeup_events counts samples only (perf_output_sample() bumps rb->events; the
+// SWITCH path does not), and a few records stay far below the default
+// half-buffer watermark, so neither a wakeup nor a signal should come. A
+// kernel that starts waking here has changed behaviour silently.
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "lib/attrs.h"
+#include "lib/budgets.h"
+#include "lib/evidence.h"
+#include "lib/process.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+
+SIGWAKE_CASE(wakeup_events_nonsample) {
+  SignalCapture sigio(SIGIO);
+  pin_to_cpu(0);
+  StoppedChild child;
+  perf_event_attr attr = switch_watermark_attr(1);
+  attr.watermark = 0;
+  attr.wakeup_events = 1;
+  PerfEvent event = PerfEvent::open(attr, child.pid(), -1);
+  event.request_signals(getpid(), SIGIO);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  event.enable();
+
+  child.resume();
+  const short revents = wait_readable(event.fd(), kQuietWindow);  // no wakeup expected: the window is the test
+  sigio.wait_for(1, Deadline(kSignalGrace));
+
+  const int records = add_record_evidence(report, ring.consume());
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, sigio);
+  if (records == 0) return report.decide(Verdict::kError, "no SWITCH record was written");
+  if (sigio.count() > 0) return report.decide(Verdict::kDelivered, "a signal came for non-sample records");
+  report.decide(Verdict::kNotDelivered, (revents & POLLIN) ? "POLLIN but no signal" : "no wakeup and no signal");
+}
+
+}  // namespace sigwake
