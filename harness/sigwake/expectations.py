@@ -13,6 +13,17 @@ Version = tuple[int, int]
 
 USER_PASSES = ("user-paranoid1", "user-paranoid2", "user-paranoid3")
 
+FIX: Version = (6, 10)
+FIX_SOURCE = ("fd20bb51ed39 \"perf/ring_buffer: Trigger IO signals for watermark_wakeup\" (v6.10): before it, "
+              "perf_output_wakeup() in kernel/events/ring_buffer.c woke poll waiters without setting pending_kill")
+
+# Cases whose signal can only come from a watermark wakeup (perf_output_wakeup()).
+WATERMARK_SIGNAL_CASES = (
+    "watermark_sigio", "mmap_record_sigio", "setown_ex_tid_watermark", "setsig_siginfo_watermark",
+    "set_output_sigio_fasync_on_source", "set_output_sigio_fasync_on_both", "inherit_wakeup_watermark",
+    "exactly_once",
+)
+
 
 @dataclass(frozen=True)
 class Expectation:
@@ -39,18 +50,56 @@ TABLE: tuple[Expectation, ...] = (
         privileges=("user-paranoid3",), origins=("debian",),
     ),
     Expectation(
-        "watermark_sigio", Verdict.NOT_DELIVERED, Verdict.DELIVERED, (6, 10),
-        "fd20bb51ed39 \"perf/ring_buffer: Trigger IO signals for watermark_wakeup\" (v6.10): before it, "
-        "perf_output_wakeup() in kernel/events/ring_buffer.c woke poll waiters without setting pending_kill",
+        "switch_support_cpu_wide", Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
+        "a CPU-wide event needs CAP_PERFMON (or CAP_SYS_ADMIN) unless perf_event_paranoid <= 0: "
+        "perf_allow_cpu() in include/linux/perf_event.h, checked by perf_event_open() (EACCES)",
+        privileges=USER_PASSES,
+    ),
+    *(Expectation(
+        case, Verdict.NOT_DELIVERED, Verdict.DELIVERED, FIX,
+        f"{FIX_SOURCE}; this case's signal comes from that watermark path",
+    ) for case in WATERMARK_SIGNAL_CASES),
+    Expectation(
+        "set_output_sigio_fasync_on_target", Verdict.NOT_DELIVERED, Verdict.NOT_DELIVERED, None,
+        "with PERF_EVENT_IOC_SET_OUTPUT the record's writer is handle->event (the source event): "
+        "perf_output_wakeup() in kernel/events/ring_buffer.c sets pending_kill on it (since v6.10) and "
+        "perf_event_wakeup() signals perf_event_fasync() of that event, so the buffer owner's FASYNC is never used",
     ),
     Expectation(
         "watermark_poll", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "perf_output_wakeup() has set rb->poll and queued the wakeup since PERF_RECORD_SWITCH exists "
         "(45ac1403f564 \"perf: Add PERF_RECORD_SWITCH to indicate context switches\", v4.3)",
     ),
+    *(Expectation(
+        case, Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "__perf_event_overflow() in kernel/events/core.c sets pending_kill = POLL_IN for every sample overflow; "
+        "F_SETOWN_EX/F_OWNER_TID (Linux 2.6.32, fcntl(2)) directs send_sigio() to one thread, and with F_SETSIG "
+        "send_sigio_to_task() in fs/fcntl.c fills si_code, si_band and si_fd",
+    ) for case in ("overflow_sigio", "setown_ex_tid_overflow", "setsig_siginfo_overflow")),
     Expectation(
-        "overflow_sigio", Verdict.DELIVERED, Verdict.DELIVERED, None,
-        "__perf_event_overflow() in kernel/events/core.c sets pending_kill = POLL_IN for every sample overflow",
+        "inherit_wakeup_overflow", Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "an inherited event's overflow signals perf_event_fasync() of the parent event (kernel/events/core.c); "
+        "its poll() wakeup reaches the parent since 961c39121759 \"perf: Always wake the parent event\" "
+        "(v5.17; 5.16.10, 5.15.23, 5.10.101)",
+    ),
+    Expectation(
+        "wakeup_events_nonsample", Verdict.NOT_DELIVERED, Verdict.NOT_DELIVERED, None,
+        "wakeup_events counts samples only: perf_output_sample() in kernel/events/core.c bumps rb->events, "
+        "the SWITCH record path does not, and two records stay below the default half-buffer watermark",
+    ),
+    Expectation(
+        "switch_support_task", Verdict.UNSUPPORTED, Verdict.DELIVERED, (4, 3),
+        "context_switch and PERF_RECORD_SWITCH arrived with 45ac1403f564 (v4.3)",
+    ),
+    Expectation(
+        "switch_support_cpu_wide", Verdict.UNSUPPORTED, Verdict.DELIVERED, (4, 3),
+        "PERF_RECORD_SWITCH_CPU_WIDE arrived with 45ac1403f564 (v4.3)",
+    ),
+    Expectation(
+        "memlock_budget", Verdict.MEASURED, Verdict.MEASURED, None,
+        "a figure: perf_mmap() in kernel/events/core.c charges perf_event_mlock_kb x online CPUs per user, then "
+        "RLIMIT_MEMLOCK per process (Documentation/admin-guide/perf-security.rst); the evidence compares the "
+        "count with that accounting",
     ),
 )
 
