@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Prints, per kernel, the median seconds from QEMU start to the last verdict next
 to the bare boot (an init that powers off at once) of the same kernel, the uptime
-at which /init starts, and each reproducer's in-guest duration.
+at which /init starts, the in-guest seconds of each privilege pass (every
+reproducer, --repeat times), and the slowest reproducers' in-guest milliseconds.
 
-    bench/boot_to_verdict.py [--boots N] [--kernel SPEC ...]
+    bench/boot_to_verdict.py [--boots N] [--repeat N] [--kernel SPEC ...]
 """
 
 from __future__ import annotations
@@ -23,9 +24,14 @@ from sigwake.kernels import KernelCache  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
 
 
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--boots", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--kernel", action="append", dest="kernels")
     parser.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
     args = parser.parse_args()
@@ -33,11 +39,11 @@ def main() -> int:
     quiet = Progress(quiet=True)
     built = binaries.build(REPO, REPO / "build", quiet)
     accel = qemu.choose_accel(args.accel)
-    config = GuestConfig(accel)
+    config = GuestConfig(accel, repeat=args.repeat)
     cache = KernelCache(default_cache())
-    names = sorted(built.reproducers)
-    print(f"accelerator: {accel.name} ({accel.reason}); {args.boots} boots per kernel and mode; medians")
-    print(f"{'kernel':28} {'verdicts s':>10} {'bare boot s':>11} {'/init at ms':>11}  in-guest ms per reproducer")
+    programs = sorted(built.reproducers)
+    print(f"accelerator: {accel.name} ({accel.reason}); {args.boots} boots per kernel and mode; "
+          f"{args.repeat} runs of each of {len(programs)} reproducers per pass; medians")
     with tempfile.TemporaryDirectory() as tmp:
         initrd = built.initramfs(Path(tmp) / "guest.cpio")
         for spec in args.kernels or ["default"]:
@@ -47,9 +53,10 @@ def main() -> int:
                 full: list[float] = []
                 bare: list[float] = []
                 uptime: list[float] = []
-                per_repro: dict[str, list[float]] = {n: [] for n in names}
+                passes: dict[str, list[float]] = {}
+                per_case: dict[str, list[float]] = {}
                 for _ in range(args.boots):
-                    run = run_guest(kernel, initrd, names, config, Path(tmp) / "console.log")
+                    run = run_guest(kernel, initrd, programs, config, Path(tmp) / "console.log")
                     off = run_guest(kernel, initrd, [], config, Path(tmp) / "console.log", mode="poweroff")
                     if run.boot.status != "ok" or off.boot.status != "ok" or off.boot.init_uptime_ms is None:
                         print(f"{kernel.id}: boot {run.boot.status}/{off.boot.status}: {run.boot.detail}")
@@ -57,13 +64,20 @@ def main() -> int:
                     full.append(run.boot.seconds or 0.0)
                     bare.append(off.boot.seconds or 0.0)
                     uptime.append(off.boot.init_uptime_ms)
+                    for privilege, seconds in run.boot.pass_seconds.items():
+                        passes.setdefault(privilege, []).append(seconds)
                     for r in run.reproducers:
-                        per_repro[r.name].append(r.duration_ms or 0.0)
+                        if r.privilege == "root" and r.duration_ms is not None:
+                            per_case.setdefault(r.name, []).append(r.duration_ms)
                 if not full:
                     continue
-                repro = "  ".join(f"{n}={statistics.median(v):.0f}" for n, v in per_repro.items())
-                print(f"{kernel.id:28} {statistics.median(full):10.2f} {statistics.median(bare):11.2f} "
-                      f"{statistics.median(uptime):11.0f}  {repro}")
+                print(f"\n{kernel.id}: {median(full):.2f} s to the last verdict, bare boot {median(bare):.2f} s, "
+                      f"/init at {median(uptime):.0f} ms")
+                print("  in-guest seconds per pass: "
+                      + ", ".join(f"{p} {median(v):.2f}" for p, v in passes.items()))
+                slowest = sorted(per_case.items(), key=lambda kv: -median(kv[1]))[:6]
+                print("  slowest programs as root, ms per run: "
+                      + ", ".join(f"{name} {median(v):.0f}" for name, v in slowest))
     return 0
 
 

@@ -2,7 +2,7 @@
 // one data page, watermark 1, FASYNC + F_SETOWN_EX(F_OWNER_TID) + F_SETSIG; one
 // anonymous mmap writes one PERF_RECORD_MMAP. rr treats more than one signal as
 // fatal, so the exact count matters: the signal is real-time, which queues every
-// send instead of merging them, and we count over the whole grace.
+// send instead of merging them, and we count the whole burst.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -27,7 +27,7 @@ SIGWAKE_CASE(mmap_record_sigio) {
   event.disable();
 
   const short revents = wait_readable(event.fd(), kWakeupBudget);
-  capture.wait_for(SignalCapture::kLogged, Deadline(kSignalGrace));  // counts every signal in the window
+  capture.collect(kSignalGrace, kSettle);
 
   int ours = 0;
   const RecordRead read = ring.consume();

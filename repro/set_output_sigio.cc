@@ -35,8 +35,12 @@ void shared_buffer(Report& report, bool fasync_on_target, bool fasync_on_source)
 
   child.resume();
   const short revents = wait_readable(target.fd(), kWakeupBudget);
-  source_signals.wait_for(SignalCapture::kLogged, Deadline(kSignalGrace));
-  target_signals.accept_pending();
+  // Each owner gets its own signal number: wait on the one asked for (the source
+  // when both are), then take whatever the other has pending.
+  const SignalCapture& asked = fasync_on_source ? source_signals : target_signals;
+  const SignalCapture& other = fasync_on_source ? target_signals : source_signals;
+  asked.collect(kSignalGrace, kSettle);
+  other.accept_pending();
 
   report.add("fasync_on", fasync_on_target && fasync_on_source ? "both" : fasync_on_target ? "target" : "source");
   const int records = add_record_evidence(report, ring.consume());

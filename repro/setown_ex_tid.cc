@@ -63,8 +63,7 @@ SIGWAKE_CASE(setown_ex_tid_watermark) {
 
   child.resume();
   const short revents = wait_readable(event.fd(), kWakeupBudget);
-  sigio.wait_for(1, Deadline(kSignalGrace));  // blocked here: returns at the grace unless someone else took it
-  owner.stop();
+  owner.finish(kSignalGrace);  // blocked here: only the owner can take it
 
   const int records = add_record_evidence(report, ring.consume());
   add_poll_evidence(report, revents);

@@ -43,7 +43,7 @@ SIGWAKE_CASE(setsig_siginfo_overflow) {
   const Deadline deadline(kWakeupBudget);
   while (ring.head() < kSamples * kSampleBytes && !deadline.expired()) burn_cpu(1ms);
   event.disable();
-  capture.wait_for(SignalCapture::kLogged, Deadline(kSignalGrace));
+  capture.collect(kSignalGrace, kSettle);
 
   const int records = add_record_evidence(report, ring.consume());
   const short revents = wait_readable(event.fd(), 0ms);
@@ -63,7 +63,7 @@ SIGWAKE_CASE(setsig_siginfo_watermark) {
 
   child.resume();  // two crossings: switch-in, then switch-out as it stops
   const short revents = wait_readable(event.fd(), kWakeupBudget);
-  capture.wait_for(SignalCapture::kLogged, Deadline(kSignalGrace));
+  capture.collect(kSignalGrace, kSettle);
 
   const int records = add_record_evidence(report, ring.consume());
   add_poll_evidence(report, revents);

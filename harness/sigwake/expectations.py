@@ -57,7 +57,7 @@ TABLE: tuple[Expectation, ...] = (
     ),
     *(Expectation(
         case, Verdict.NOT_DELIVERED, Verdict.DELIVERED, FIX,
-        f"{FIX_SOURCE}; this case's signal comes from that watermark path",
+        f"{FIX_SOURCE}; these cases' signals come from that watermark path",
     ) for case in WATERMARK_SIGNAL_CASES),
     Expectation(
         "set_output_sigio_fasync_on_target", Verdict.NOT_DELIVERED, Verdict.NOT_DELIVERED, None,

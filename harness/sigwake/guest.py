@@ -85,8 +85,12 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
             else:
                 runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {}))
 
+    pass_seconds: dict[str, float] = {}
+    for run in report.runs:
+        pass_seconds[run.privilege] = pass_seconds.get(run.privilege, 0.0) + (run.duration_us or 0) / 1e6
     boot = BootRecord(status, round(outcome.seconds, 3), report.init_uptime_ms, detail, unframed.rejected,
-                      console.tail(outcome.console) if status != "ok" else None)
+                      console.tail(outcome.console) if status != "ok" else None,
+                      {k: round(v, 3) for k, v in pass_seconds.items()})
     return GuestOutcome(report.release, boot, combine(runs), report.paranoid)
 
 

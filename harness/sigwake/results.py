@@ -37,6 +37,7 @@ class BootRecord:
     detail: str = ""
     rejected_frames: int = 0  # console frames with another token, a bad CRC or a replayed number
     console_tail: str | None = None  # kept when the boot did not end well
+    pass_seconds: dict[str, float] = field(default_factory=dict)  # in-guest time of each privilege pass
 
 
 @dataclass
@@ -101,7 +102,8 @@ def load_results(results_dir: Path) -> list[KernelResult]:
 
 
 # The evidence a matrix cell shows, in this order, when the reproducer reported it.
-CELL_EVIDENCE = ("records", "pollin", "signals", "si_code")
+CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "target_signals", "source_signals", "crossings",
+                 "buffers", "predicted_buffers")
 
 
 def cell(repro: ReproResult | None) -> str:
@@ -172,11 +174,13 @@ def render_matrix(results: list[KernelResult]) -> str:
     lines += ["", "## Differences from the expectations table", ""]
     lines += [f"- {m}" for m in differences] or ["None."]
     lines += ["", "## Expectations and their sources", ""]
+    grouped: dict[tuple[str, str], list[str]] = {}
     for expectation in expectations.TABLE:
         scope = [f"passes {', '.join(expectation.privileges)}" if expectation.privileges else "",
                  f"{', '.join(expectation.origins)} kernels" if expectation.origins else ""]
         where = f" ({'; '.join(filter(None, scope))})" if any(scope) else ""
-        lines.append(f"- `{expectation.repro}`{where}: {expectation.source}")
+        grouped.setdefault((where, expectation.source), []).append(f"`{expectation.repro}`")
+    lines += [f"- {', '.join(cases)}{where}: {source}" for (where, source), cases in grouped.items()]
     return "\n".join(lines) + "\n"
 
 

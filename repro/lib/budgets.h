@@ -15,6 +15,11 @@ inline constexpr auto kWakeupBudget = 2000ms;
 // pending when poll() returns; the grace covers scheduling noise only.
 inline constexpr auto kSignalGrace = 50ms;
 
+// After the first signal of a burst, for any that follow. Every signal of a
+// burst is sent by irq_work on our CPU before the triggering call returns, so
+// this only covers noise; it is what lets a count say "exactly".
+inline constexpr auto kSettle = 10ms;
+
 // For a wakeup that should not come (guards against one that does).
 inline constexpr auto kQuietWindow = 50ms;
 

@@ -98,6 +98,11 @@ bool SignalCapture::wait_for(int n, const Deadline& deadline, int stop_fd) const
   return true;
 }
 
+int SignalCapture::collect(std::chrono::nanoseconds grace, std::chrono::nanoseconds settle, int most) const {
+  if (wait_for(1, Deadline(grace))) wait_for(most, Deadline(settle));
+  return count();
+}
+
 void SignalCapture::accept_pending() const {
   sigset_t set = only(signo_);
   check(pthread_sigmask(SIG_UNBLOCK, &set, nullptr) == 0, "pthread_sigmask(SIG_UNBLOCK)");

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +40,10 @@ class SignalCapture {
   // Sleeps with the signal unblocked until `n` deliveries were counted, the
   // deadline passed, or `stop_fd` (when given) became readable.
   bool wait_for(int n, const Deadline& deadline, int stop_fd = -1) const;
+
+  // Counts a burst: waits up to `grace` for a first delivery, then `settle`
+  // longer for any that follow (or until `most` have come). Returns the count.
+  int collect(std::chrono::nanoseconds grace, std::chrono::nanoseconds settle, int most = kLogged) const;
 
   // Lets an already pending signal run its handler now, without sleeping.
   void accept_pending() const;

@@ -3,7 +3,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <future>
 
 #include "errors.h"
 
@@ -14,9 +13,12 @@ WaitingThread::WaitingThread(const SignalCapture& capture, int n, std::chrono::m
   check(stop_fd_ >= 0, "eventfd");
   std::promise<pid_t> started;
   std::future<pid_t> tid = started.get_future();
-  thread_ = std::thread([this, &capture, n, budget, &started] {
+  std::promise<void> done;
+  done_ = done.get_future();
+  thread_ = std::thread([this, &capture, n, budget, &started, done = std::move(done)]() mutable {
     started.set_value(gettid());
     capture.wait_for(n, Deadline(budget), stop_fd_);
+    done.set_value();
   });
   if (tid.wait_for(budget) != std::future_status::ready) {
     stop();
@@ -30,10 +32,12 @@ WaitingThread::~WaitingThread() {
   close(stop_fd_);
 }
 
-void WaitingThread::stop() {
+void WaitingThread::finish(std::chrono::nanoseconds grace) {
   if (!thread_.joinable()) return;
-  const std::uint64_t one = 1;
-  (void)!write(stop_fd_, &one, sizeof one);
+  if (done_.wait_for(grace) != std::future_status::ready) {
+    const std::uint64_t one = 1;
+    (void)!write(stop_fd_, &one, sizeof one);
+  }
   thread_.join();
 }
 

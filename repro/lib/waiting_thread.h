@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "signal_capture.h"
@@ -23,10 +24,13 @@ class WaitingThread {
   ~WaitingThread();
 
   pid_t tid() const { return tid_; }
-  void stop();  // ends its wait now and joins it
+  // Gives its wait up to `grace` more to end by itself, then ends it and joins.
+  void finish(std::chrono::nanoseconds grace);
+  void stop() { finish(std::chrono::nanoseconds(0)); }  // ends its wait now and joins it
 
  private:
   int stop_fd_;
+  std::future<void> done_;
   std::thread thread_;
   pid_t tid_ = 0;
 };
