@@ -96,3 +96,39 @@ def test_every_privilege_pass_is_recorded(run: RunSummary, kernel_6_1: Kernel) -
     refused = verdicts(run, kernel_6_1, "user-paranoid3")
     assert {verdict for verdict, _ in refused.values()} == {Verdict.UNSUPPORTED}
     assert all(r.runs == {str(r.verdict): 5} for r in result.reproducers if r.verdict is not Verdict.FLAKY)
+
+
+def test_set_output_signals_the_owner_of_the_writing_event(run: RunSummary, kernel_6_12: Kernel) -> None:
+    got = verdicts(run, kernel_6_12)
+    verdict, both = got["set_output_sigio_fasync_on_both"]
+    assert verdict is Verdict.DELIVERED and int(both["source_signals"]) >= 1 and both["target_signals"] == "0"
+    verdict, target_only = got["set_output_sigio_fasync_on_target"]
+    assert verdict is Verdict.NOT_DELIVERED and target_only["pollin"] == "1" and int(target_only["records"]) > 0
+
+
+def test_thread_directed_signals_reach_the_named_thread(run: RunSummary, kernel_6_12: Kernel) -> None:
+    for case in ("setown_ex_tid_overflow", "setown_ex_tid_watermark"):
+        verdict, evidence = verdicts(run, kernel_6_12)[case]
+        assert verdict is Verdict.DELIVERED, (case, evidence)
+        assert evidence["signal_tid"] == evidence["owner_tid"] != evidence["trigger_tid"]
+
+
+def test_one_signal_per_watermark_crossing(run: RunSummary, kernel_6_1: Kernel, kernel_6_12: Kernel) -> None:
+    verdict, evidence = verdicts(run, kernel_6_12)["exactly_once"]
+    assert verdict is Verdict.DELIVERED and evidence["signals"] == evidence["crossings"] == "8"
+    verdict, evidence = verdicts(run, kernel_6_1)["exactly_once"]
+    assert verdict is Verdict.NOT_DELIVERED and evidence["signals"] == "0" and evidence["crossings"] == "8"
+
+
+def test_memlock_budget_follows_the_accounting(run: RunSummary, kernel_6_1: Kernel) -> None:
+    verdict, evidence = verdicts(run, kernel_6_1, "user-paranoid1")["memlock_budget"]
+    assert verdict is Verdict.MEASURED
+    assert evidence["matches_accounting"] == "1", evidence
+    assert "EPERM" in evidence["stopped_by"] and evidence["cap_ipc_lock"] == "0"
+
+
+def test_cpu_wide_switch_records_need_privilege(run: RunSummary, kernel_6_12: Kernel) -> None:
+    assert verdicts(run, kernel_6_12)["switch_support_cpu_wide"][0] is Verdict.DELIVERED
+    result = next(r for r in run.results if r.kernel_id == kernel_6_12.id)
+    refused = next(r for r in result.reproducers if r.name == "switch_support_cpu_wide" and r.privilege == "user-paranoid1")
+    assert refused.verdict is Verdict.UNSUPPORTED and "EACCES" in refused.reason
