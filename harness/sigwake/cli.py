@@ -37,6 +37,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--repro-timeout-ms", type=int, default=10_000, help="per reproducer, in the guest")
     run.add_argument("--boot-timeout", type=float, default=0.0, help="seconds per boot (default: 60 + reproducers x their timeout)")
     run.add_argument("--repeat", type=int, default=5, help="runs of each reproducer per privilege pass")
+    run.add_argument("--cpus", type=int, default=1, help="guest vCPUs (more than one under TCG: see README)")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     return p
 
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, tuple(args.kernels or ("default", "host")),
-                       args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat)
+                       args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus)
     summary = run_matrix(config, Progress(quiet=args.quiet))
     print(results.render_matrix(summary.results))
     for result in summary.results:

@@ -30,6 +30,7 @@ class RunConfig:
     repro_timeout_ms: int = 10_000
     boot_timeout_s: float = 0.0
     repeat: int = 5
+    cpus: int = 1
 
 
 @dataclass
@@ -73,7 +74,7 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
     initrd = built.initramfs(config.build_dir / "sigwake-initramfs.cpio")
     accel = qemu.choose_accel(config.accel)
     progress.step(f"accelerator: {accel.name} ({accel.reason})")
-    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, repeat=config.repeat)
+    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat)
     cache = KernelCache(config.cache)
     commit = source_commit(config.source)
 
