@@ -45,13 +45,8 @@ void decide(Report& report, const SignalCapture& sigio, int from_children, short
   report.decide(Verdict::kError, "no record from the child within the budget");
 }
 
-}  // namespace
-
-SIGWAKE_CASE(inherit_wakeup_watermark) {
-  SignalCapture sigio(SIGIO);
-  pin_to_cpu(0);
-  StoppedChild task([] { fork_and_stop([] { const AnonymousPage page; }); });
-  perf_event_attr attr = mmap_watermark_attr(1);
+// Opens `attr` inherited on `task` (CPU 0), resumes it and watches the parent event's fd.
+void observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, const StoppedChild& task) {
   attr.inherit = 1;
   PerfEvent event = PerfEvent::open(attr, task.pid(), 0);
   event.request_signals(getpid(), SIGIO);
@@ -64,21 +59,20 @@ SIGWAKE_CASE(inherit_wakeup_watermark) {
   decide(report, sigio, records_from_children(report, ring.consume(), task.pid()), revents);
 }
 
+}  // namespace
+
+SIGWAKE_CASE(inherit_wakeup_watermark) {
+  SignalCapture sigio(SIGIO);
+  pin_to_cpu(0);
+  StoppedChild task([] { fork_and_stop([] { const AnonymousPage page; }); });
+  observe(report, sigio, mmap_watermark_attr(1), task);
+}
+
 SIGWAKE_CASE(inherit_wakeup_overflow) {
   SignalCapture sigio(SIGIO);
   pin_to_cpu(0);
   StoppedChild task([] { fork_and_stop([] { burn_cpu(20ms); }); });
-  perf_event_attr attr = task_clock_sampling_attr(100'000);
-  attr.inherit = 1;
-  PerfEvent event = PerfEvent::open(attr, task.pid(), 0);
-  event.request_signals(getpid(), SIGIO);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  event.enable();
-
-  task.resume();
-  const short revents = wait_readable(event.fd(), kWakeupBudget);
-  sigio.wait_for(1, Deadline(kSignalGrace));
-  decide(report, sigio, records_from_children(report, ring.consume(), task.pid()), revents);
+  observe(report, sigio, task_clock_sampling_attr(100'000), task);
 }
 
 }  // namespace sigwake

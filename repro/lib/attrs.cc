@@ -3,28 +3,33 @@
 #include "perf_event.h"
 
 namespace sigwake {
+namespace {
 
-perf_event_attr switch_watermark_attr(std::uint32_t watermark_bytes) {
+// A disabled DUMMY event that writes no samples and wakes the reader once
+// `watermark_bytes` of records are in the buffer; exclude_kernel keeps it open
+// to unprivileged users at perf_event_paranoid 2 (records are written all the same).
+perf_event_attr dummy_watermark_attr(std::uint32_t watermark_bytes) {
   perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
   attr.sample_period = 1;
-  attr.context_switch = 1;
-  attr.watermark = 1;
-  attr.wakeup_watermark = watermark_bytes;
-  attr.exclude_kernel = 1;  // allowed at perf_event_paranoid 2; records are written all the same
-  attr.exclude_hv = 1;
-  attr.disabled = 1;
-  return attr;
-}
-
-perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes) {
-  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
-  attr.sample_period = 1;
-  attr.mmap_data = 1;
   attr.watermark = 1;
   attr.wakeup_watermark = watermark_bytes;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   attr.disabled = 1;
+  return attr;
+}
+
+}  // namespace
+
+perf_event_attr switch_watermark_attr(std::uint32_t watermark_bytes) {
+  perf_event_attr attr = dummy_watermark_attr(watermark_bytes);
+  attr.context_switch = 1;
+  return attr;
+}
+
+perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes) {
+  perf_event_attr attr = dummy_watermark_attr(watermark_bytes);
+  attr.mmap_data = 1;
   return attr;
 }
 
