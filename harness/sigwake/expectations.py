@@ -80,7 +80,7 @@ TABLE: tuple[Expectation, ...] = (
         "inherit_wakeup_overflow", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "an inherited event's overflow signals perf_event_fasync() of the parent event (kernel/events/core.c); "
         "its poll() wakeup reaches the parent since 961c39121759 \"perf: Always wake the parent event\" "
-        "(v5.17; 5.16.10, 5.15.23, 5.10.101)",
+        "(v5.17; stable 5.16.10 and 5.10.101)",
     ),
     Expectation(
         "wakeup_events_nonsample", Verdict.NOT_DELIVERED, Verdict.NOT_DELIVERED, None,
