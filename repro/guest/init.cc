@@ -85,6 +85,19 @@ bool parse_pass(const std::string& name, Pass* pass) {
   return false;
 }
 
+// A reproducer program and its cases; no cases: it could not list them, so it runs whole.
+struct Program {
+  std::string name;
+  std::vector<std::string> cases;
+};
+
+Program list_cases(const std::string& name, std::chrono::milliseconds budget) {
+  const sigwake::RunOutcome listing = sigwake::run_with_deadline({std::string(kReproDir) + "/" + name, "--list"}, budget);
+  Program program{name, {}};
+  if (listing.exited && listing.exit_code == 0) program.cases = split(listing.output, '\n');
+  return program;
+}
+
 std::vector<std::string> reproducers() {
   std::vector<std::string> names;
   if (DIR* dir = opendir(kReproDir)) {
@@ -169,8 +182,13 @@ int main() {
     if (parse_pass(name, &pass)) passes.push_back(pass);
     else console.line("# sigwake.warning=unknown pass " + name);
   }
-  const std::vector<std::string> names = reproducers();
-  console.line("1.." + std::to_string(passes.size() * names.size() * repeat));
+  std::vector<Program> programs;
+  std::size_t runs_per_pass = 0;
+  for (const std::string& name : reproducers()) {
+    programs.push_back(list_cases(name, budget));
+    runs_per_pass += std::max<std::size_t>(programs.back().cases.size(), 1) * repeat;
+  }
+  console.line("1.." + std::to_string(passes.size() * runs_per_pass));
 
   std::size_t number = 0;
   for (const Pass& pass : passes) {
@@ -181,15 +199,21 @@ int main() {
     std::string paranoid = read_file(kParanoid);
     paranoid.erase(paranoid.find_last_not_of("\n") + 1);
     console.line("# sigwake.paranoid=" + paranoid);
-    for (const std::string& name : names) {
-      for (long long run = 0; run < repeat; ++run) {
-        console.line("# sigwake.start=" + name);
-        const sigwake::RunOutcome outcome =
-            sigwake::run_with_deadline({std::string(kReproDir) + "/" + name}, budget, pass.uid);
-        std::istringstream lines(outcome.output);
-        for (std::string line; std::getline(lines, line);) console.line("    " + line);  // a KTAP subtest
-        console.line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
-        console.line(result_line(++number, name, outcome));
+    for (const Program& program : programs) {
+      // Each case in its own process: its own deadline, and nothing left over from another case.
+      std::vector<std::vector<std::string>> invocations;
+      const std::string path = std::string(kReproDir) + "/" + program.name;
+      for (const std::string& c : program.cases) invocations.push_back({path, "--case", c});
+      if (invocations.empty()) invocations.push_back({path});
+      for (const auto& argv : invocations) {
+        for (long long run = 0; run < repeat; ++run) {
+          console.line("# sigwake.start=" + program.name);
+          const sigwake::RunOutcome outcome = sigwake::run_with_deadline(argv, budget, pass.uid);
+          std::istringstream lines(outcome.output);
+          for (std::string line; std::getline(lines, line);) console.line("    " + line);  // a KTAP subtest
+          console.line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
+          console.line(result_line(++number, program.name, outcome));
+        }
       }
     }
   }

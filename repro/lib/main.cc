@@ -1,7 +1,11 @@
 // main() for every reproducer: runs its cases in order, prints one KTAP
 // document, exits with kselftest codes (1 if any case failed or erred, 4 if
 // every case was skipped, else 0).
+//   PROGRAM               every case
+//   PROGRAM --case NAME   that case alone (the guest runs each in its own process)
+//   PROGRAM --list        the case names, one per line
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <vector>
 
@@ -17,9 +21,21 @@ std::vector<Case>& registered_cases() {
 
 }  // namespace sigwake
 
-int main() {
+int main(int argc, char** argv) {
+  const char* only = nullptr;
+  if (argc == 2 && std::strcmp(argv[1], "--list") == 0) {
+    for (const sigwake::Case& c : sigwake::registered_cases()) std::printf("%s\n", c.name);
+    return 0;
+  }
+  if (argc == 3 && std::strcmp(argv[1], "--case") == 0) {
+    only = argv[2];
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: %s [--list | --case NAME]\n", argv[0]);
+    return 2;
+  }
   std::vector<sigwake::Report> reports;
   for (const sigwake::Case& c : sigwake::registered_cases()) {
+    if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
     sigwake::Report& report = reports.emplace_back(c.name);
     try {
       c.run(report);
@@ -29,6 +45,10 @@ int main() {
     } catch (const std::exception& e) {
       report.decide(sigwake::Verdict::kError, e.what());
     }
+  }
+  if (only != nullptr && reports.empty()) {
+    std::fprintf(stderr, "%s: no case named %s\n", argv[0], only);
+    return 2;
   }
   const std::string text = sigwake::ktap_document(reports);
   std::fwrite(text.data(), 1, text.size(), stdout);
