@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../lib/kernel_path.h"
 #include "frame.h"
 #include "runner.h"
 
@@ -190,6 +191,7 @@ int main() {
   }
   console.line("1.." + std::to_string(passes.size() * runs_per_pass));
 
+  sigwake::KernelPathTracer tracer;  // root's, so it follows every pass
   std::size_t number = 0;
   for (const Pass& pass : passes) {
     console.line("# sigwake.pass=" + pass.name);
@@ -208,10 +210,14 @@ int main() {
       for (const auto& argv : invocations) {
         for (long long run = 0; run < repeat; ++run) {
           console.line("# sigwake.start=" + program.name);
-          const sigwake::RunOutcome outcome = sigwake::run_with_deadline(argv, budget, pass.uid);
+          const sigwake::RunOutcome outcome =
+              sigwake::run_with_deadline(argv, budget, pass.uid, [&tracer](pid_t pid) { tracer.follow(pid); });
           std::istringstream lines(outcome.output);
           for (std::string line; std::getline(lines, line);) console.line("    " + line);  // a KTAP subtest
           console.line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
+          for (const auto& [function, value] : tracer.counts()) {
+            console.line("# sigwake.kernel_path." + function + "=" + value);
+          }
           console.line(result_line(++number, program.name, outcome));
         }
       }

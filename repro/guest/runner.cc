@@ -14,19 +14,25 @@
 
 namespace sigwake {
 
-RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid) {
+RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid,
+                             const std::function<void(pid_t)>& started) {
   RunOutcome outcome;
   if (argv.empty()) throw ReproError("run_with_deadline: empty argv");
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
-  int pipe_fds[2];
+  int pipe_fds[2], go[2];
   check(pipe2(pipe_fds, O_CLOEXEC) == 0, "pipe2");
+  check(pipe2(go, O_CLOEXEC) == 0, "pipe2");
   const Deadline deadline(budget);
   const std::int64_t start = monotonic_ns();
   const pid_t pid = fork();
   check(pid >= 0, "fork");
   if (pid == 0) {
+    char ready;
+    close(go[1]);
+    while (read(go[0], &ready, 1) < 0 && errno == EINTR) {
+    }  // EOF: the parent has done what `started` needed
     dup2(pipe_fds[1], STDOUT_FILENO);
     dup2(pipe_fds[1], STDERR_FILENO);
     setpgid(0, 0);  // its own group, so a deadline kill reaches anything it forked
@@ -35,6 +41,9 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
     _exit(127);
   }
   close(pipe_fds[1]);
+  close(go[0]);
+  if (started) started(pid);
+  close(go[1]);
 
   // Read until EOF (every writer gone) or the deadline.
   char buffer[4096];

@@ -1,7 +1,10 @@
 // Runs one reproducer in the guest under a deadline, capturing all it prints.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,8 @@ struct RunOutcome {
 
 // fork + exec argv[0] with stdout/stderr on a pipe; SIGKILL at the deadline.
 // With `uid` >= 0 the child drops to that uid and gid (and no groups) first.
-RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid = -1);
+// `started`, when given, runs with the child's pid before the child may exec.
+RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid = -1,
+                             const std::function<void(pid_t)>& started = {});
 
 }  // namespace sigwake
