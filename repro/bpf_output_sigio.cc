@@ -123,7 +123,7 @@ SIGWAKE_CASE(bpf_output_perf_buffer) {
       },
       [](void* ctx, int, __u64 lost) { static_cast<Received*>(ctx)->lost += static_cast<long long>(lost); },
       &received, nullptr);
-  if (buffer == nullptr) throw Unsupported(errno_text("perf_buffer__new"));
+  if (buffer == nullptr) throw Unsupported("perf_buffer__new: perf_event_open: " + explain_open_errno(errno));
 
   writer.write_on_cpu0();
   const Deadline deadline(kWakeupBudget);

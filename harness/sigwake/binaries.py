@@ -18,6 +18,7 @@ class BuildError(RuntimeError):
 class Binaries:
     init: Path
     reproducers: dict[str, Path]  # name -> static program
+    kernel_path: Path  # sigwake-kernel-path: runs a program natively under the tracer
 
     def initramfs(self, dest: Path) -> Path:
         return initramfs.write(initramfs.guest_entries(self.init, self.reproducers), dest)
@@ -44,7 +45,8 @@ def locate(build_dir: Path) -> Binaries:
         raise BuildError(f"{listing} is missing: build first (./sigwake build)")
     names = listing.read_text().split()
     programs = {name: repro_dir / name for name in names}
-    missing = [str(p) for p in [repro_dir / "sigwake-init", *programs.values()] if not p.exists()]
+    missing = [str(p) for p in [repro_dir / "sigwake-init", repro_dir / "sigwake-kernel-path", *programs.values()]
+               if not p.exists()]
     if missing:
         raise BuildError(f"not built: {', '.join(missing)}")
-    return Binaries(repro_dir / "sigwake-init", programs)
+    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-kernel-path")

@@ -21,7 +21,7 @@ FIX_SOURCE = ("fd20bb51ed39 \"perf/ring_buffer: Trigger IO signals for watermark
 WATERMARK_SIGNAL_CASES = (
     "watermark_sigio", "mmap_record_sigio", "setown_ex_tid_watermark", "setsig_siginfo_watermark",
     "set_output_sigio_fasync_on_source", "set_output_sigio_fasync_on_both", "inherit_wakeup_watermark",
-    "exactly_once",
+    "exactly_once", "bpf_output_sigio",
 )
 
 
@@ -49,6 +49,12 @@ TABLE: tuple[Expectation, ...] = (
         "(Debian's default) perf_event_open() refuses every user without CAP_PERFMON/CAP_SYS_ADMIN (EACCES)",
         privileges=("user-paranoid3",), origins=("debian",),
     ),
+    *(Expectation(
+        case, Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
+        "Debian builds with CONFIG_BPF_UNPRIV_DEFAULT_OFF (kernel.unprivileged_bpf_disabled=2): loading a BPF "
+        "program needs CAP_BPF or CAP_SYS_ADMIN (EPERM)",
+        privileges=USER_PASSES, origins=("debian",),
+    ) for case in ("bpf_output_sigio", "bpf_output_perf_buffer")),
     Expectation(
         "switch_support_cpu_wide", Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
         "a CPU-wide event needs CAP_PERFMON (or CAP_SYS_ADMIN) unless perf_event_paranoid <= 0: "
@@ -81,6 +87,11 @@ TABLE: tuple[Expectation, ...] = (
         "an inherited event's overflow signals perf_event_fasync() of the parent event (kernel/events/core.c); "
         "its poll() wakeup reaches the parent since 961c39121759 \"perf: Always wake the parent event\" "
         "(v5.17; stable 5.16.10 and 5.10.101)",
+    ),
+    Expectation(
+        "bpf_output_perf_buffer", Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "bpf_perf_event_output() writes through perf_output_begin()/perf_output_end(), whose wakeup has always "
+        "woken poll and epoll waiters (libbpf's perf_buffer consumer)",
     ),
     Expectation(
         "wakeup_events_nonsample", Verdict.NOT_DELIVERED, Verdict.NOT_DELIVERED, None,

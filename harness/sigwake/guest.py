@@ -73,7 +73,7 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
         elif problem is not None:
             runs.append(CaseRun(run.program, run.privilege, problem[0], problem[1], {}, took))
         else:
-            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took)
+            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path)
                      for case, verdict, reason, evidence in run.document.verdicts()]
     ran = {(run.privilege, run.program) for run in report.runs}
     for privilege in privileges:

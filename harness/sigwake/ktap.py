@@ -12,6 +12,7 @@ from .verdicts import Verdict
 RESULT = re.compile(r"^(?P<ok>ok|not ok) (?P<number>\d+) (?P<name>[^#]*?)\s*(?:# (?P<directive>[A-Z]+)\s*(?P<why>.*))?$")
 DIAGNOSTIC = re.compile(r"^# (?P<key>[A-Za-z0-9_.]+)=(?P<value>.*)$")
 SUBTEST_INDENT = "    "
+KERNEL_PATH = "sigwake.kernel_path."  # the guest's tracer: `# sigwake.kernel_path.<function>=<count>`
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class GuestRun:
     document: ProgramDocument = field(default_factory=ProgramDocument)
     result: ResultLine | None = None
     duration_us: int | None = None
+    kernel_path: dict[str, str] = field(default_factory=dict)  # function -> count, or why unavailable
 
     def problem(self) -> tuple[Verdict, str] | None:
         """What ended the program abnormally, if anything did."""
@@ -155,6 +157,8 @@ def parse_guest(payloads: list[str]) -> GuestReport:
             report.runs.append(current)
         elif key == "sigwake.duration_us" and current is not None:
             current.duration_us = int(value)
+        elif key.startswith(KERNEL_PATH) and current is not None:
+            current.kernel_path[key[len(KERNEL_PATH):]] = value
         elif key == "sigwake.done":
             report.done = int(value) == len(report.runs) == report.plan
         elif line.startswith("1.."):

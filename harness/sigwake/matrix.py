@@ -53,7 +53,8 @@ def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, gues
     programs = sorted(built.reproducers)
     paranoid: dict[str, str] = {}
     if kernel.native:
-        repros = native.run_all(built, guest.repro_timeout_ms / 1000, guest.repeat)
+        tracer = built.kernel_path if os.geteuid() == 0 else None  # BPF needs root
+        repros = native.run_all(built, guest.repro_timeout_ms / 1000, guest.repeat, tracer)
         release: str | None = os.uname().release
         runner: dict[str, object] = {"mode": "native", "repeat": guest.repeat}
         boot = BootRecord("native")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .results import ReproResult
 from .verdicts import Verdict
@@ -19,6 +19,7 @@ class CaseRun:
     reason: str
     evidence: dict[str, str]
     duration_ms: float | None = None
+    kernel_path: dict[str, str] = field(default_factory=dict)
 
 
 def combine(runs: list[CaseRun]) -> list[ReproResult]:
@@ -40,6 +41,6 @@ def combine(runs: list[CaseRun]) -> list[ReproResult]:
         results.append(ReproResult(
             case, verdict, reason, first.evidence,
             round(statistics.median(durations), 2) if durations else None,
-            privilege, dict(counts),
+            privilege, dict(counts), first.kernel_path,
         ))
     return results

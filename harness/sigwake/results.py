@@ -27,6 +27,7 @@ class ReproResult:
     duration_ms: float | None = None  # median in-guest milliseconds of the program that ran it
     privilege: str = "root"  # root, or user-paranoidN: uid 65534 with perf_event_paranoid N
     runs: dict[str, int] = field(default_factory=dict)  # verdict -> how many runs reached it
+    kernel_path: dict[str, str] = field(default_factory=dict)  # function -> calls for our events, or why unavailable
 
 
 @dataclass
@@ -62,7 +63,7 @@ class KernelResult:
     @staticmethod
     def from_json(data: dict[str, Any]) -> KernelResult:
         repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"],
-                              r.get("privilege", "root"), r.get("runs", {}))
+                              r.get("privilege", "root"), r.get("runs", {}), r.get("kernel_path", {}))
                   for r in data["reproducers"]]
         fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers", "boot")}
         return KernelResult(**fields, boot=BootRecord(**data["boot"]), reproducers=repros)
@@ -134,6 +135,28 @@ def _boot(result: KernelResult) -> str:
     return f"{b.seconds} s to power-off, /init at {b.init_uptime_ms} ms"
 
 
+def path_cell(repro: ReproResult | None) -> str:
+    if repro is None or not repro.kernel_path:
+        return "–"
+    return " → ".join(v if v.isdigit() else "n/a" for v in repro.kernel_path.values())
+
+
+def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
+    """The root pass's kernel-path counts: where each chain went, and where it stopped."""
+    functions: list[str] = next(
+        (list(r.kernel_path) for result in ordered for r in result.reproducers if r.kernel_path), [])
+    if not functions:
+        return []
+    lines = ["", "## Kernel path (root)", "",
+             "Calls, for the reproducer's own perf events, of: " + " → ".join(functions) +
+             " (n/a: the kernel lacks kprobes, BTF or the symbol; the reason is in the result file).", "",
+             "| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |", "|---|" + "---|" * len(ordered)]
+    by_kernel = [{r.name: r for r in result.reproducers if r.privilege == "root"} for result in ordered]
+    for name in sorted({name for cells in by_kernel for name in cells}):
+        lines.append(f"| {name} | " + " | ".join(path_cell(cells.get(name)) for cells in by_kernel) + " |")
+    return lines
+
+
 def render_matrix(results: list[KernelResult]) -> str:
     ordered = sorted(results, key=_sort_key)
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
@@ -159,6 +182,7 @@ def render_matrix(results: list[KernelResult]) -> str:
                 row.append(mark + cell(cells.get(name)))
             lines.append(f"| {name} | " + " | ".join(row) + " |")
 
+    lines += kernel_path_table(ordered)
     lines += ["", "## Kernels", "", "| kernel | release | from | sha256 | boot | perf_event_paranoid per pass | runner |",
               "|---|---|---|---|---|---|---|"]
     for result in ordered:

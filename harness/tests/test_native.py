@@ -21,6 +21,13 @@ def test_host_verdicts_match_what_is_known_of_its_version(built: Binaries) -> No
         assert mismatch is None, str(mismatch)
 
 
+def test_every_result_carries_its_kernel_path_or_why_not(built: Binaries) -> None:
+    for r in run_all(built, timeout_s=10, tracer=built.kernel_path):
+        assert {"perf_event_wakeup", "kill_fasync", "send_sigio"} <= set(r.kernel_path), (r.name, r.kernel_path)
+        for function, value in r.kernel_path.items():
+            assert value.isdigit() or value.startswith("unavailable: "), (r.name, function, value)
+
+
 def test_the_evidence_triad_is_reported(built: Binaries) -> None:
     by_name = {r.name: r for r in run_all(built, timeout_s=10)}
     sigio = by_name["watermark_sigio"]

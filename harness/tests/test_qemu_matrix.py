@@ -132,3 +132,31 @@ def test_cpu_wide_switch_records_need_privilege(run: RunSummary, kernel_6_12: Ke
     result = next(r for r in run.results if r.kernel_id == kernel_6_12.id)
     refused = next(r for r in result.reproducers if r.name == "switch_support_cpu_wide" and r.privilege == "user-paranoid1")
     assert refused.verdict is Verdict.UNSUPPORTED and "EACCES" in refused.reason
+
+
+def test_bpf_output_records_follow_the_watermark_fix(run: RunSummary, kernel_6_1: Kernel, kernel_6_12: Kernel) -> None:
+    verdict, evidence = verdicts(run, kernel_6_1)["bpf_output_sigio"]
+    assert verdict is Verdict.NOT_DELIVERED, evidence
+    assert evidence["records_with_marker"] == "1" and evidence["pollin"] == "1" and evidence["signals"] == "0"
+    verdict, evidence = verdicts(run, kernel_6_12)["bpf_output_sigio"]
+    assert verdict is Verdict.DELIVERED and evidence["si_code"] == "1", evidence
+    for kernel in (kernel_6_1, kernel_6_12):
+        verdict, evidence = verdicts(run, kernel)["bpf_output_perf_buffer"]
+        assert verdict is Verdict.DELIVERED and evidence["records_with_marker"] == "1", evidence
+
+
+def kernel_path(run: RunSummary, kernel: Kernel, case: str) -> dict[str, str]:
+    result = next(r for r in run.results if r.kernel_id == kernel.id)
+    return next(r.kernel_path for r in result.reproducers if r.name == case and r.privilege == "root")
+
+
+def test_kernel_path_shows_where_the_chain_stops(run: RunSummary, kernel_6_1: Kernel, kernel_6_12: Kernel) -> None:
+    broken = kernel_path(run, kernel_6_1, "watermark_sigio")
+    assert int(broken["perf_pending_irq"]) >= 1 and int(broken["perf_event_wakeup"]) >= 1, broken
+    assert broken["kill_fasync"] == "0" and broken["send_sigio"] == "0", broken  # the wakeup ran, no signal sent
+    fixed = kernel_path(run, kernel_6_12, "watermark_sigio")
+    assert int(fixed["kill_fasync"]) >= 1 and int(fixed["send_sigio"]) >= 1, fixed
+    # perf_output_wakeup is static: a count where the kernel kept the symbol, else the reason.
+    for path in (broken, fixed):
+        value = path["perf_output_wakeup"]
+        assert value.isdigit() or value.startswith("unavailable: "), value

@@ -95,14 +95,15 @@ void KernelPathTracer::follow(pid_t tgid) {
 }
 
 std::vector<std::pair<std::string, std::string>> KernelPathTracer::counts() const {
+  // The pending-wakeup handler has two names: report the one that attached,
+  // else why perf_pending_irq did not.
+  const bool older_name = state_->load_error.empty() && !state_->attach_error[kPendingIrq].empty() &&
+                          state_->attach_error[kPendingEvent].empty();
+  const std::size_t unreported = older_name ? kPendingIrq : kPendingEvent;
   std::vector<std::pair<std::string, std::string>> out;
   for (std::size_t i = 0; i < std::size(kFunctions); ++i) {
+    if (i == unreported) continue;
     const Function& f = kFunctions[i];
-    // Of the two names of the pending-wakeup handler, report the one this kernel has.
-    if (i == kPendingEvent && (state_->attach_error[kPendingIrq].empty() || !state_->load_error.empty())) continue;
-    if (i == kPendingIrq && !state_->attach_error[kPendingIrq].empty() && state_->attach_error[kPendingEvent].empty()) {
-      continue;
-    }
     if (!state_->load_error.empty()) {
       out.emplace_back(f.name, state_->load_error);
     } else if (!state_->attach_error[i].empty()) {

@@ -165,6 +165,43 @@ TEST(NativeRepro, WakeupEventsCountsNoNonSampleRecords) {
   EXPECT_NE(c.get("records"), "0");
 }
 
+TEST(NativeRepro, BpfOutputRecordsCarryTheMarkerAndReachPerfBuffer) {
+  const Program program = run_native("bpf_output_sigio");
+  const Case sigio = program.cases.at("bpf_output_sigio");
+  ASSERT_NE(sigio.verdict(), "unsupported") << sigio.get("reason");
+  EXPECT_EQ(sigio.get("records_with_marker"), "1");
+  EXPECT_EQ(sigio.get("pollin"), "1");
+  const Case control = program.cases.at("bpf_output_perf_buffer");
+  EXPECT_EQ(control.verdict(), "delivered") << control.get("reason");
+  EXPECT_EQ(control.get("records_with_marker"), "1");
+}
+
+// The tracer wrapper: one line per function on the chain, each a count or why it is unavailable.
+TEST(NativeRepro, KernelPathTracerReportsEveryFunction) {
+  const std::vector<std::string> argv{from_env("SIGWAKE_KERNEL_PATH"), from_env("SIGWAKE_REPRO_DIR") + "/watermark_sigio"};
+  const RunOutcome run = run_with_deadline(argv, 20s);
+  ASSERT_TRUE(run.exited);
+  EXPECT_EQ(run.output.find("KTAP version 1"), 0u) << run.output;
+  std::map<std::string, std::string> path;
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# kernel_path.", 0) != 0) continue;
+    const auto eq = line.find('=');
+    path[line.substr(14, eq - 14)] = line.substr(eq + 1);
+  }
+  for (const char* function : {"perf_output_wakeup", "perf_event_wakeup", "kill_fasync", "send_sigio"}) {
+    ASSERT_TRUE(path.count(function)) << function << "\n" << run.output;
+    const std::string& value = path[function];
+    EXPECT_TRUE(value.rfind("unavailable: ", 0) == 0 || value.find_first_not_of("0123456789") == std::string::npos)
+        << function << "=" << value;
+  }
+  EXPECT_TRUE(path.count("perf_pending_irq") + path.count("perf_pending_event") == 1) << run.output;
+  // Where the tracer could attach, watermark_sigio's wakeup must have run for its own event.
+  if (path["perf_event_wakeup"].rfind("unavailable", 0) != 0) {
+    EXPECT_NE(path["perf_event_wakeup"], "0");
+  }
+}
+
 TEST(NativeRepro, MemlockBudgetIsAFigureThatFollowsTheAccounting) {
   const Case c = run_native("memlock_budget").cases["memlock_budget"];
   EXPECT_EQ(c.verdict(), "measured");
