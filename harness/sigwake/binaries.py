@@ -7,11 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import initramfs
+from .build import BuildError
 from .progress import Progress
-
-
-class BuildError(RuntimeError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -19,6 +16,14 @@ class Binaries:
     init: Path
     reproducers: dict[str, Path]  # name -> static program
     kernel_path: Path  # sigwake-kernel-path: runs a program natively under the tracer
+
+    def select(self, programs: list[str]) -> Binaries:
+        """Only these reproducer programs (all of them for an empty list)."""
+        unknown = sorted(set(programs) - set(self.reproducers))
+        if unknown:
+            raise BuildError(f"no reproducer program {', '.join(unknown)}; there are {', '.join(sorted(self.reproducers))}")
+        chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
+        return Binaries(self.init, chosen, self.kernel_path)
 
     def initramfs(self, dest: Path) -> Path:
         return initramfs.write(initramfs.guest_entries(self.init, self.reproducers), dest)

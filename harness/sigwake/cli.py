@@ -8,9 +8,19 @@ import os
 import sys
 from pathlib import Path
 
-from . import binaries, results
+import math
+
+from . import binaries, kconfig, qemu, results
+from .bisect import Probe, bisect_debian, bisect_tree, run_step
+from .build import BuildError, BuildRequest, KernelBuilder
+from .debian import DebianError
+from .guest import GuestConfig
+from .kernels import KernelCache
 from .matrix import RunConfig, run_matrix
+from .patches import PatchError
 from .progress import Progress
+from .validate import validate_patch
+from .verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,12 +30,51 @@ def default_cache() -> Path:
     return Path(os.environ.get("SIGWAKE_CACHE", Path(base) / "sigwake"))
 
 
+def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = False) -> None:
+    p.add_argument("--tree", type=Path, required=tree_required, help="a git kernel tree")
+    p.add_argument("--fragment", action="append", type=Path, default=[],
+                   help="config fragment(s) (default: kernel-configs/ " + ", ".join(kconfig.DEFAULT_FRAGMENTS) + ")")
+    p.add_argument("--cache", type=Path, default=default_cache())
+    p.add_argument("--ccache", type=Path, default=None, help="ccache directory (default: <cache>/ccache)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+
+
+def guest_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
+    p.add_argument("--repeat", type=int, default=5, help="runs of each case per kernel")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="sigwake", description=__doc__)
     p.add_argument("--build-dir", type=Path, default=REPO / "build")
     sub = p.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("build", help="configure and build the reproducers and the guest init with Meson")
+    build = sub.add_parser("build", help="build the reproducers (Meson); with --tree, a kernel from source")
+    kernel_source_options(build)
+    build.add_argument("--patch", action="append", type=Path, default=[], help="git format-patch or mbox; repeatable")
+
+    validate = sub.add_parser("validate-patch", help="build and boot a tree without and with patches; compare")
+    kernel_source_options(validate, tree_required=True)
+    guest_options(validate)
+    validate.add_argument("--patch", action="append", type=Path, required=True, help="format-patch or mbox; repeatable")
+    validate.add_argument("--repro", action="append", default=[], help="reproducer program(s) to run (default: all)")
+
+    bisect = sub.add_parser("bisect", help="the first commit, or Debian package, whose behaviour changed")
+    kernel_source_options(bisect)
+    guest_options(bisect)
+    bisect.add_argument("--good", help="a commit with the old behaviour")
+    bisect.add_argument("--bad", help="a commit with the new behaviour")
+    bisect.add_argument("--fixed", action="store_true", help="look for a fix (terms broken/fixed), not a regression")
+    bisect.add_argument("--debian", metavar="FLAVOUR", help="bisect Debian's packages of a flavour, e.g. amd64")
+    bisect.add_argument("--repro", required=True, help="PROGRAM or PROGRAM:CASE, e.g. watermark_sigio")
+
+    step = sub.add_parser("bisect-step", help="one `git bisect run` step (used by bisect)")
+    kernel_source_options(step, tree_required=True)
+    guest_options(step)
+    step.add_argument("--repro", required=True)
+    step.add_argument("--old", required=True)
+    step.add_argument("--new", required=True)
+    step.add_argument("--steps-log", type=Path, required=True)
 
     run = sub.add_parser("run", help="test kernels and record the matrix under results/")
     run.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
@@ -44,11 +93,23 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.command == "build":
-        built = binaries.build(REPO, args.build_dir, Progress())
-        print("\n".join(f"{name}: {path}" for name, path in sorted(built.reproducers.items())))
-        return 0
+    progress = Progress()
+    try:
+        if args.command == "build":
+            return build_command(args, progress)
+        if args.command == "validate-patch":
+            return validate_command(args, progress)
+        if args.command == "bisect":
+            return bisect_command(args, progress)
+        if args.command == "bisect-step":
+            return bisect_step_command(args, Progress(stream=sys.stderr))
+        return run_command(args)
+    except (BuildError, PatchError, DebianError) as e:
+        print(f"sigwake {args.command}: {e}", file=sys.stderr)
+        return 1
 
+
+def run_command(args: argparse.Namespace) -> int:
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, tuple(args.kernels or ("default", "host")),
                        args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus)
     summary = run_matrix(config, Progress(quiet=args.quiet))
@@ -60,6 +121,79 @@ def main(argv: list[str] | None = None) -> int:
     for failure in summary.failures:
         print(f"not tested: {failure}", file=sys.stderr)
     return 1 if summary.failures else 0
+
+
+def fragments_of(args: argparse.Namespace) -> tuple[Path, ...]:
+    return tuple(args.fragment) or tuple(kconfig.default_fragments(REPO / "kernel-configs"))
+
+
+def builder_of(args: argparse.Namespace) -> KernelBuilder:
+    return KernelBuilder(args.cache, args.jobs, args.ccache)
+
+
+def build_command(args: argparse.Namespace, progress: Progress) -> int:
+    built_programs = binaries.build(REPO, args.build_dir, progress)
+    if args.tree is None:
+        print("\n".join(f"{name}: {path}" for name, path in sorted(built_programs.reproducers.items())))
+        return 0
+    kernel = builder_of(args).build(BuildRequest(args.tree, fragments_of(args), tuple(args.patch)), progress)
+    print(f"{kernel.image}\n  tree {kernel.tree_state}, key {kernel.key}, {kernel.seconds} s"
+          f"{' (cached)' if kernel.cached else ''}, log {kernel.log}")
+    for warning in kernel.warnings:
+        print(f"  warning: {warning}")
+    return 0
+
+
+def guest_config(args: argparse.Namespace) -> GuestConfig:
+    accel = qemu.choose_accel(args.accel)
+    return GuestConfig(accel, repeat=args.repeat, privileges=("root",))
+
+
+def validate_command(args: argparse.Namespace, progress: Progress) -> int:
+    built_programs = binaries.build(REPO, args.build_dir, progress).select(args.repro)
+    work = args.cache / "validate"
+    work.mkdir(parents=True, exist_ok=True)
+    result = validate_patch(builder_of(args), args.tree, fragments_of(args), tuple(args.patch), built_programs,
+                            None, guest_config(args), work, progress)
+    print(f"base    {result.base.tree_state} -> {result.base.image}")
+    print(f"patched {result.patched.tree_state} + {', '.join(p.name for p in args.patch)} -> {result.patched.image}")
+    for change in result.changes:
+        print(f"  {change}")
+    return 0
+
+
+def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
+    program, _, case = args.repro.partition(":")
+    built_programs = binaries.build(REPO, args.build_dir, progress).select([program])
+    work = args.cache / "bisect"
+    work.mkdir(parents=True, exist_ok=True)
+    return Probe(built_programs, program, case or program, guest_config(args), work)
+
+
+def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
+    probe = probe_of(args, progress)
+    if args.debian:
+        packages = bisect_debian(KernelCache(args.cache), args.debian, probe, progress)
+        for package, note in packages.tested:
+            print(f"  {package}: {note}")
+        print(f"{probe.case} went from {packages.old} to {packages.new} between {packages.last_old} and "
+              f"{packages.first_changed} ({len(packages.tested)} of {packages.candidates} packages booted, "
+              f"log2 = {math.log2(packages.candidates):.1f})")
+        return 0
+    if args.tree is None or args.good is None or args.bad is None:
+        print("sigwake bisect: --tree, --good and --bad (or --debian FLAVOUR)", file=sys.stderr)
+        return 2
+    report = bisect_tree(builder_of(args), args.tree, fragments_of(args), args.good, args.bad, args.fixed, probe,
+                         progress)
+    for s in report.steps:
+        print(f"  {s.commit[:12]}: {s.note} -> {s.exit_code}")
+    print(report.summary(probe.case))
+    return 0
+
+
+def bisect_step_command(args: argparse.Namespace, progress: Progress) -> int:
+    return run_step(builder_of(args), args.tree, fragments_of(args), probe_of(args, progress), Verdict(args.old),
+                    Verdict(args.new), args.steps_log, progress)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ apt state directory inside the cache; the system's apt sources are never touched
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import tarfile
 import time
@@ -97,7 +98,7 @@ class AptSuite:
             for name, version in re.findall(r"^Package: (\S+)\n(?:.*\n)*?Version: (\S+)$", stanzas, re.M)
         ]
         apt_pkg.init_system()
-        return sorted(found, key=cmp_to_key(_compare_versions), reverse=True)
+        return sorted(found, key=cmp_to_key(compare_versions), reverse=True)
 
     def download(self, package: Package, dest_dir: Path, progress: Progress) -> Path:
         dest_dir.mkdir(parents=True, exist_ok=True)
@@ -118,23 +119,31 @@ class AptSuite:
         return done.stdout
 
 
-def _compare_versions(a: Package, b: Package) -> int:
+def compare_versions(a: Package, b: Package) -> int:
     return int(apt_pkg.version_compare(a.version, b.version))  # as dpkg orders them
 
 
-def extract_image(deb: Path, dest: Path) -> Path:
-    """Copies the kernel image out of a .deb (nothing is installed) to `dest`."""
+def extract_file(deb: Path, member: re.Pattern[str], dest: Path) -> Path | None:
+    """Copies the first file of a .deb whose path matches `member` to `dest` (nothing is installed)."""
     with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
         assert proc.stdout is not None
         with tarfile.open(fileobj=proc.stdout, mode="r|") as archive:
-            for member in archive:
-                if member.isfile() and IMAGE_MEMBER.match(member.name):
-                    source = archive.extractfile(member)
+            for entry in archive:
+                if entry.isfile() and member.match(entry.name):
+                    source = archive.extractfile(entry)
                     assert source is not None
-                    partial = dest.with_suffix(".partial")
-                    partial.write_bytes(source.read())
+                    partial = dest.with_name(dest.name + ".partial")
+                    with partial.open("wb") as out:
+                        shutil.copyfileobj(source, out, 1 << 20)
                     partial.replace(dest)
                     proc.kill()
                     return dest
         proc.wait()
-    raise DebianError(f"{deb.name} holds no kernel image (looked for /boot/vmlinuz-* and /usr/lib/modules/*/vmlinuz)")
+    return None
+
+
+def extract_image(deb: Path, dest: Path) -> Path:
+    """The kernel image of a linux-image/linux-binary package."""
+    if extract_file(deb, IMAGE_MEMBER, dest) is None:
+        raise DebianError(f"{deb.name} holds no kernel image (looked for /boot/vmlinuz-* and /usr/lib/modules/*/vmlinuz)")
+    return dest

@@ -11,7 +11,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, extract_image
+from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, extract_file, extract_image
 from .progress import Progress
 
 
@@ -126,6 +126,21 @@ class KernelCache:
             raise DebianError(f"cached image {image} does not match its recorded sha256; delete {where}")
         kernel_id = re.sub(r"^linux-(image|binary)-", "", package.name)
         return Kernel(kernel_id, origin, image)
+
+    def source_tarball(self, series: str, progress: Progress) -> Path:
+        """linux-source-<series>'s tarball (e.g. 6.1, 6.12), from the first suite that has it; cached."""
+        package = self.find_package(f"linux-source-{series}", progress)
+        where = self.root / "sources" / f"{package.name}_{package.version}"
+        tarball = where / f"linux-source-{series}.tar.xz"
+        if not tarball.is_file():
+            where.mkdir(parents=True, exist_ok=True)
+            deb = self.suite(package.suite).download(package, self.root / "debs", progress)
+            progress.step(f"extracting {tarball.name} from {deb.name}")
+            member = re.compile(rf"^\./usr/src/linux-source-{re.escape(series)}\.tar\.xz$")
+            if extract_file(deb, member, tarball) is None:
+                raise DebianError(f"{deb.name} holds no usr/src/linux-source-{series}.tar.xz")
+            deb.unlink()
+        return tarball
 
     def resolve(self, spec: str, progress: Progress) -> list[Kernel]:
         """`default`, `host`, a path to an image, or a Debian package name."""

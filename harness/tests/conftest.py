@@ -54,3 +54,7 @@ def kernel_6_12(cache_root: Path) -> Kernel:
 def test_programs() -> dict[str, Path]:
     """Misbehaving stand-ins for reproducers (repro/tests/hang.cc, crash.cc)."""
     return {name: REPO / "build" / "repro" / "tests" / f"sigwake-test-{name}" for name in ("hang", "crash")}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: builds kernels from source (minutes); select with -m slow, skip with -m 'not slow'")

@@ -1,0 +1,152 @@
+"""Kernels from source, for real. Debian's linux-source-6.1 in a git repository
+with a short history made here (base; an unrelated change; the fix to
+perf_output_wakeup() from kernel-patches/; another unrelated change):
+validate-patch shows watermark_sigio going from not-delivered to delivered with
+the controls unchanged, and bisect names exactly the fix commit. linux-source-6.12
+with the upstream fix reverted is reported as a regression. The tests share one
+tree per version, one build cache and one ccache (under the sigwake cache)."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sigwake import kconfig
+from sigwake.binaries import Binaries
+from sigwake.bisect import Probe, bisect_tree
+from sigwake.build import BuildError, BuildRequest, KernelBuilder, git
+from sigwake.cli import REPO
+from sigwake.guest import GuestConfig
+from sigwake.kernels import KernelCache
+from sigwake.progress import Progress
+from sigwake.qemu import Accel
+from sigwake.validate import validate_patch
+from sigwake.verdicts import Verdict
+
+pytestmark = pytest.mark.slow
+
+PATCHES = Path(__file__).parent / "kernel-patches"
+FIX_6_1 = PATCHES / "0001-perf-ring_buffer-signal-FASYNC-readers-at-watermark-wakeups-6.1.patch"
+REVERT_6_12 = PATCHES / "0001-Revert-perf-ring_buffer-Trigger-IO-signals-for-watermark_wakeup-6.12.patch"
+CONTROLS = ("watermark_poll", "overflow_sigio")
+PROGRESS = Progress(quiet=True)
+
+
+@dataclass(frozen=True)
+class History:
+    tree: Path
+    base: str
+    unrelated: str
+    fix: str
+    head: str
+
+
+def commit_all(tree: Path, message: str) -> str:
+    git(tree, "add", "-f", "-A")  # Debian's tarball ignores its own top level in .gitignore
+    git(tree, "-c", "user.name=sigwake tests", "-c", "user.email=tests@sigwake", "commit", "-q", "-m", message)
+    return git(tree, "rev-parse", "HEAD").strip()
+
+
+def touch_comment(tree: Path, path: str, text: str) -> None:
+    with (tree / path).open("a") as f:
+        f.write(f"/* {text} */\n")
+
+
+def unpack(tarball: Path, into: Path) -> Path:
+    subprocess.run(["tar", "-xJf", str(tarball), "-C", str(into)], check=True)
+    (tree,) = into.iterdir()
+    git(tree, "init", "-q")
+    return tree
+
+
+@pytest.fixture(scope="session")
+def builder(cache_root: Path) -> KernelBuilder:
+    return KernelBuilder(cache_root)
+
+
+@pytest.fixture(scope="session")
+def fragments() -> tuple[Path, ...]:
+    return tuple(kconfig.default_fragments(REPO / "kernel-configs"))
+
+
+@pytest.fixture(scope="session")
+def history_6_1(cache_root: Path, tmp_path_factory: pytest.TempPathFactory) -> History:
+    tree = unpack(KernelCache(cache_root).source_tarball("6.1", PROGRESS), tmp_path_factory.mktemp("linux-6.1"))
+    base = commit_all(tree, "base: Debian's linux-source-6.1")
+    touch_comment(tree, "kernel/sys.c", "an unrelated change")
+    unrelated = commit_all(tree, "sys: an unrelated change")
+    git(tree, "-c", "user.name=sigwake tests", "-c", "user.email=tests@sigwake", "am", "-q", str(FIX_6_1))
+    fix = git(tree, "rev-parse", "HEAD").strip()
+    touch_comment(tree, "kernel/time/time.c", "another unrelated change")
+    head = commit_all(tree, "time: another unrelated change")
+    return History(tree, base, unrelated, fix, head)
+
+
+def guest(accel: Accel) -> GuestConfig:
+    return GuestConfig(accel, repeat=3, privileges=("root",))
+
+
+def test_validate_patch_shows_the_fix_and_unchanged_controls(history_6_1: History, builder: KernelBuilder,
+                                                           fragments: tuple[Path, ...], built: Binaries,
+                                                           accel: Accel, tmp_path: Path) -> None:
+    tree = history_6_1.tree
+    git(tree, "checkout", "-q", history_6_1.unrelated)  # the commit before the fix
+    try:
+        programs = built.select(["watermark_sigio", *CONTROLS])
+        result = validate_patch(builder, tree, fragments, (FIX_6_1,), programs, None, guest(accel), tmp_path,
+                                PROGRESS)
+    finally:
+        git(tree, "checkout", "-q", "master")
+    outcomes = {c.case: c for c in result.changes}
+    sigio = outcomes["watermark_sigio"]
+    assert sigio.outcome == "fixes", str(sigio)
+    assert sigio.before.evidence["signals"] == "0" and sigio.before.evidence["pollin"] == "1"
+    assert int(sigio.after.evidence["signals"]) >= 1
+    for control in CONTROLS:
+        assert outcomes[control].outcome == "no change", str(outcomes[control])
+        assert outcomes[control].after.verdict is Verdict.DELIVERED
+    assert git(tree, "status", "--porcelain", "--untracked-files=no") == ""  # the patch was taken back out
+
+
+def test_bisect_names_the_fix_commit_and_leaves_the_tree(history_6_1: History, builder: KernelBuilder,
+                                                        fragments: tuple[Path, ...], built: Binaries,
+                                                        accel: Accel, cache_root: Path, tmp_path: Path) -> None:
+    tree = history_6_1.tree
+    probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio", guest(accel), tmp_path)
+    report = bisect_tree(builder, tree, fragments, history_6_1.base, history_6_1.head, True, probe, PROGRESS)
+    assert report.first_changed == [history_6_1.fix]
+    assert (report.old, report.new) == (Verdict.NOT_DELIVERED, Verdict.DELIVERED)
+    assert report.confidence == 1.0 and all(s.exit_code in (0, 1) for s in report.steps)
+    assert git(tree, "rev-parse", "--abbrev-ref", "HEAD").strip() == "master"
+    assert git(tree, "rev-parse", "HEAD").strip() == history_6_1.head
+    assert git(tree, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_config_check_names_what_the_tree_dropped(history_6_1: History, builder: KernelBuilder,
+                                                  fragments: tuple[Path, ...], tmp_path: Path) -> None:
+    optional = tmp_path / "wishful.config"
+    optional.write_text("# sigwake: optional\nCONFIG_SIGWAKE_NO_SUCH_OPTION=y\n")
+    built = builder.build(BuildRequest(history_6_1.tree, (*fragments, optional)), PROGRESS)
+    assert built.warnings == ["CONFIG_SIGWAKE_NO_SUCH_OPTION=y requested by wishful.config, the tree gave n"]
+    essential = tmp_path / "required.config"
+    essential.write_text("# sigwake: essential\nCONFIG_SIGWAKE_NO_SUCH_OPTION=y\n")
+    with pytest.raises(BuildError, match="CONFIG_SIGWAKE_NO_SUCH_OPTION=y requested by required.config"):
+        builder.build(BuildRequest(history_6_1.tree, (*fragments, essential)), PROGRESS)
+
+
+def test_6_12_with_the_fix_reverted_is_a_regression(cache_root: Path, builder: KernelBuilder,
+                                                    fragments: tuple[Path, ...], built: Binaries, accel: Accel,
+                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    tarball = KernelCache(cache_root).source_tarball("6.12", PROGRESS)
+    tree = unpack(tarball, tmp_path_factory.mktemp("linux-6.12"))
+    commit_all(tree, "base: Debian's linux-source-6.12")
+    programs = built.select(["watermark_sigio", *CONTROLS])
+    result = validate_patch(builder, tree, fragments, (REVERT_6_12,), programs, None, guest(accel),
+                            tmp_path_factory.mktemp("validate-6.12"), PROGRESS)
+    outcomes = {c.case: c for c in result.changes}
+    assert outcomes["watermark_sigio"].outcome == "regresses", str(outcomes["watermark_sigio"])
+    for control in CONTROLS:
+        assert outcomes[control].outcome == "no change", str(outcomes[control])
