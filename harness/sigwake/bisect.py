@@ -140,7 +140,9 @@ def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...],
                 raise BuildError(f"git bisect run ended without an answer; see {probe.work / 'bisect-run.log'}")
             first = candidates
     finally:
-        subprocess.run(["git", "-C", str(tree), "bisect", "reset", "-q", original], capture_output=True, text=True)
+        # Leave the tree on the branch (or commit) it was on, bisection or not.
+        subprocess.run(["git", "-C", str(tree), "bisect", "reset", original], capture_output=True, text=True)
+        git(tree, "checkout", "-q", original)
     steps = [Step(**json.loads(line)) for line in steps_log.read_text().splitlines()] if steps_log.exists() else []
     # Every judged step was unanimous over its runs; what lowers confidence is a range left by skips.
     return BisectReport(first, old, new, steps, 1.0 / len(first))

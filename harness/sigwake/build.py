@@ -87,7 +87,7 @@ class KernelBuilder:
             return built
 
         dest.mkdir(parents=True, exist_ok=True)
-        out = self.cache / "objects" / hashlib.sha256(str(request.tree.resolve()).encode()).hexdigest()[:12]
+        out = self.objects_dir(request.tree)
         out.mkdir(parents=True, exist_ok=True)
         log = dest / "build.log"
         start = time.monotonic()
@@ -104,6 +104,10 @@ class KernelBuilder:
         meta.write_text(json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
         progress.step(f"built {image} in {built.seconds} s")
         return built
+
+    def objects_dir(self, tree: Path) -> Path:
+        """The O= directory of a tree: one per tree, so its builds are incremental."""
+        return self.cache / "objects" / hashlib.sha256(str(tree.resolve()).encode()).hexdigest()[:12]
 
     def _configure(self, request: BuildRequest, out: Path, log_file: TextIO, progress: Progress) -> list[str]:
         progress.step(f"configuring: {request.base} + {', '.join(p.stem for p in request.fragments)}")

@@ -8,7 +8,9 @@ tree per version, one build cache and one ccache (under the sigwake cache)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +75,7 @@ def fragments() -> tuple[Path, ...]:
 
 
 @pytest.fixture(scope="session")
-def history_6_1(cache_root: Path, tmp_path_factory: pytest.TempPathFactory) -> History:
+def history_6_1(cache_root: Path, builder: KernelBuilder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
     tree = unpack(KernelCache(cache_root).source_tarball("6.1", PROGRESS), tmp_path_factory.mktemp("linux-6.1"))
     base = commit_all(tree, "base: Debian's linux-source-6.1")
     touch_comment(tree, "kernel/sys.c", "an unrelated change")
@@ -82,7 +84,14 @@ def history_6_1(cache_root: Path, tmp_path_factory: pytest.TempPathFactory) -> H
     fix = git(tree, "rev-parse", "HEAD").strip()
     touch_comment(tree, "kernel/time/time.c", "another unrelated change")
     head = commit_all(tree, "time: another unrelated change")
-    return History(tree, base, unrelated, fix, head)
+    yield History(tree, base, unrelated, fix, head)
+    remove_tree(tree, builder)
+
+
+def remove_tree(tree: Path, builder: KernelBuilder) -> None:
+    """A tree and its objects take gigabytes; the images stay cached under their keys."""
+    shutil.rmtree(builder.objects_dir(tree), ignore_errors=True)
+    shutil.rmtree(tree, ignore_errors=True)
 
 
 def guest(accel: Accel) -> GuestConfig:
@@ -146,6 +155,7 @@ def test_6_12_with_the_fix_reverted_is_a_regression(cache_root: Path, builder: K
     programs = built.select(["watermark_sigio", *CONTROLS])
     result = validate_patch(builder, tree, fragments, (REVERT_6_12,), programs, None, guest(accel),
                             tmp_path_factory.mktemp("validate-6.12"), PROGRESS)
+    remove_tree(tree, builder)
     outcomes = {c.case: c for c in result.changes}
     assert outcomes["watermark_sigio"].outcome == "regresses", str(outcomes["watermark_sigio"])
     for control in CONTROLS:
