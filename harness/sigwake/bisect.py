@@ -110,6 +110,8 @@ def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...],
         raise BuildError(f"{tree} has uncommitted changes: bisection checks out other commits")
     original = git(tree, "symbolic-ref", "-q", "--short", "HEAD").strip() if _on_branch(tree) \
         else git(tree, "rev-parse", "HEAD").strip()
+    # Names like HEAD move once we check out an endpoint: pin both to commits now.
+    good, bad = (git(tree, "rev-parse", "--verify", f"{ref}^{{commit}}").strip() for ref in (good, bad))
     old_term, new_term = ("broken", "fixed") if fixed else ("good", "bad")
     steps_log = probe.work / "steps.jsonl"
     steps_log.unlink(missing_ok=True)
