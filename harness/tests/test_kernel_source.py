@@ -44,6 +44,7 @@ class History:
     unrelated: str
     fix: str
     head: str
+    branch: str  # whatever git init named it
 
 
 def commit_all(tree: Path, message: str) -> str:
@@ -84,7 +85,7 @@ def history_6_1(cache_root: Path, builder: KernelBuilder, tmp_path_factory: pyte
     fix = git(tree, "rev-parse", "HEAD").strip()
     touch_comment(tree, "kernel/time/time.c", "another unrelated change")
     head = commit_all(tree, "time: another unrelated change")
-    yield History(tree, base, unrelated, fix, head)
+    yield History(tree, base, unrelated, fix, head, git(tree, "symbolic-ref", "--short", "HEAD").strip())
     remove_tree(tree, builder)
 
 
@@ -108,7 +109,7 @@ def test_validate_patch_shows_the_fix_and_unchanged_controls(history_6_1: Histor
         result = validate_patch(builder, tree, fragments, (FIX_6_1,), programs, None, guest(accel), tmp_path,
                                 PROGRESS)
     finally:
-        git(tree, "checkout", "-q", "master")
+        git(tree, "checkout", "-q", history_6_1.branch)
     outcomes = {c.case: c for c in result.changes}
     sigio = outcomes["watermark_sigio"]
     assert sigio.outcome == "fixes", str(sigio)
@@ -130,7 +131,7 @@ def test_bisect_names_the_fix_commit_and_leaves_the_tree(history_6_1: History, b
     assert report.first_changed == [history_6_1.fix]
     assert (report.old, report.new) == (Verdict.NOT_DELIVERED, Verdict.DELIVERED)
     assert report.confidence == 1.0 and all(s.exit_code in (0, 1) for s in report.steps)
-    assert git(tree, "rev-parse", "--abbrev-ref", "HEAD").strip() == "master"
+    assert git(tree, "rev-parse", "--abbrev-ref", "HEAD").strip() == history_6_1.branch
     assert git(tree, "rev-parse", "HEAD").strip() == history_6_1.head
     assert git(tree, "status", "--porcelain", "--untracked-files=no") == ""
 
