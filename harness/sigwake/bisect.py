@@ -108,8 +108,9 @@ def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...],
     """`good` has the old behaviour, `bad` the new; with `fixed` the new one is the fix."""
     if git(tree, "status", "--porcelain", "--untracked-files=no").strip():
         raise BuildError(f"{tree} has uncommitted changes: bisection checks out other commits")
-    original = git(tree, "symbolic-ref", "-q", "--short", "HEAD").strip() if _on_branch(tree) \
-        else git(tree, "rev-parse", "HEAD").strip()
+    branch = subprocess.run(["git", "-C", str(tree), "symbolic-ref", "-q", "--short", "HEAD"], capture_output=True,
+                            text=True)
+    original = branch.stdout.strip() if branch.returncode == 0 else git(tree, "rev-parse", "HEAD").strip()
     # Names like HEAD move once we check out an endpoint: pin both to commits now.
     good, bad = (git(tree, "rev-parse", "--verify", f"{ref}^{{commit}}").strip() for ref in (good, bad))
     old_term, new_term = ("broken", "fixed") if fixed else ("good", "bad")
@@ -148,10 +149,6 @@ def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...],
     steps = [Step(**json.loads(line)) for line in steps_log.read_text().splitlines()] if steps_log.exists() else []
     # Every judged step was unanimous over its runs; what lowers confidence is a range left by skips.
     return BisectReport(first, old, new, steps, 1.0 / len(first))
-
-
-def _on_branch(tree: Path) -> bool:
-    return subprocess.run(["git", "-C", str(tree), "symbolic-ref", "-q", "HEAD"], capture_output=True).returncode == 0
 
 
 def run_step(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], probe: Probe, old: Verdict,

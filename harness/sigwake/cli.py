@@ -154,7 +154,7 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     work = args.cache / "validate"
     work.mkdir(parents=True, exist_ok=True)
     result = validate_patch(builder_of(args), args.tree, fragments_of(args), tuple(args.patch), built_programs,
-                            None, guest_config(args), work, progress)
+                            guest_config(args), work, progress)
     print(f"base    {result.base.tree_state} -> {result.base.image}")
     print(f"patched {result.patched.tree_state} + {', '.join(p.name for p in args.patch)} -> {result.patched.image}")
     for change in result.changes:

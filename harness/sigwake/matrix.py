@@ -49,7 +49,7 @@ def source_commit(source: Path) -> str:
 
 
 def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, guest: GuestConfig,
-                results_dir: Path, commit: str) -> KernelResult:
+                results_dir: Path, commit: str, qemu_version: str) -> KernelResult:
     programs = sorted(built.reproducers)
     paranoid: dict[str, str] = {}
     if kernel.native:
@@ -62,7 +62,7 @@ def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, gues
         results_dir.mkdir(parents=True, exist_ok=True)
         outcome = run_guest(kernel, initrd, programs, guest, console_log_path(results_dir, kernel.id))
         release, boot, repros, paranoid = outcome.release, outcome.boot, outcome.reproducers, outcome.paranoid
-        runner = {"mode": "qemu", "qemu": qemu.qemu_version(), "accel": guest.accel.name,
+        runner = {"mode": "qemu", "qemu": qemu_version, "accel": guest.accel.name,
                   "accel_reason": guest.accel.reason, "cpus": guest.cpus, "memory_mb": guest.memory_mb,
                   "repeat": guest.repeat}
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -78,6 +78,7 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
     guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat)
     cache = KernelCache(config.cache)
     commit = source_commit(config.source)
+    qemu_version = qemu.qemu_version()
 
     for spec in config.kernel_specs:
         try:
@@ -89,7 +90,7 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
         for kernel in kernels:
             how = "natively" if kernel.native else f"under QEMU ({accel.name})"
             progress.step(f"testing {kernel.id} {how}")
-            result = test_kernel(kernel, built, initrd, guest, config.results_dir, commit)
+            result = test_kernel(kernel, built, initrd, guest, config.results_dir, commit, qemu_version)
             write_result(config.results_dir, result)
             write_matrix(config.results_dir)
             counts = Counter(str(r.verdict) for r in result.reproducers)

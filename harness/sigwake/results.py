@@ -8,7 +8,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import expectations
 from .verdicts import Verdict
@@ -141,24 +141,33 @@ def path_cell(repro: ReproResult | None) -> str:
     return " → ".join(v if v.isdigit() else "n/a" for v in repro.kernel_path.values())
 
 
+def case_table(ordered: list[KernelResult], privilege: str, render: Callable[[ReproResult | None, bool], str],
+               mismatches: list[list[expectations.Mismatch]] | None = None) -> list[str]:
+    """One row per case, one column per kernel: render(result, whether it is among the kernel's mismatches)."""
+    lines = ["| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |", "|---|" + "---|" * len(ordered)]
+    by_kernel = [{r.name: r for r in result.reproducers if r.privilege == privilege} for result in ordered]
+    differing = [{m.repro for m in found if m.privilege == privilege} for found in mismatches or [[] for _ in ordered]]
+    for name in sorted({name for cells in by_kernel for name in cells}):
+        row = (render(cells.get(name), name in wrong) for cells, wrong in zip(by_kernel, differing))
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
+    return lines
+
+
 def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
     """The root pass's kernel-path counts: where each chain went, and where it stopped."""
     functions: list[str] = next(
         (list(r.kernel_path) for result in ordered for r in result.reproducers if r.kernel_path), [])
     if not functions:
         return []
-    lines = ["", "## Kernel path (root)", "",
-             "Calls, for the reproducer's own perf events, of: " + " → ".join(functions) +
-             " (n/a: the kernel lacks kprobes, BTF or the symbol; the reason is in the result file).", "",
-             "| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |", "|---|" + "---|" * len(ordered)]
-    by_kernel = [{r.name: r for r in result.reproducers if r.privilege == "root"} for result in ordered]
-    for name in sorted({name for cells in by_kernel for name in cells}):
-        lines.append(f"| {name} | " + " | ".join(path_cell(cells.get(name)) for cells in by_kernel) + " |")
-    return lines
+    return ["", "## Kernel path (root)", "",
+            "Calls, for the reproducer's own perf events, of: " + " → ".join(functions) +
+            " (n/a: the kernel lacks kprobes, BTF or the symbol; the reason is in the result file).", "",
+            *case_table(ordered, "root", lambda repro, _: path_cell(repro))]
 
 
 def render_matrix(results: list[KernelResult]) -> str:
     ordered = sorted(results, key=_sort_key)
+    mismatches = [result.mismatches() for result in ordered]
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [
         "# sigwake matrix",
@@ -170,17 +179,8 @@ def render_matrix(results: list[KernelResult]) -> str:
     ]
     for privilege in privileges:
         lines += ["", f"## {privilege}", ""]
-        lines += ["| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |",
-                  "|---|" + "---|" * len(ordered)]
-        by_kernel = [{r.name: r for r in result.reproducers if r.privilege == privilege} for result in ordered]
-        mismatched = [{(m.repro, m.privilege) for m in result.mismatches()} for result in ordered]
-        names = list(dict.fromkeys(name for cells in by_kernel for name in cells))
-        for name in sorted(names):
-            row = []
-            for cells, wrong in zip(by_kernel, mismatched):
-                mark = "≠ " if (name, privilege) in wrong else ""
-                row.append(mark + cell(cells.get(name)))
-            lines.append(f"| {name} | " + " | ".join(row) + " |")
+        lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro),
+                            mismatches)
 
     lines += kernel_path_table(ordered)
     lines += ["", "## Kernels", "", "| kernel | release | from | sha256 | boot | perf_event_paranoid per pass | runner |",
@@ -194,7 +194,7 @@ def render_matrix(results: list[KernelResult]) -> str:
         lines.append(f"| {result.kernel_id} | {result.release or '?'} | {_origin(result)} | {sha} | {_boot(result)} "
                      f"| {paranoid} | {runner} |")
 
-    differences = [m for result in ordered for m in result.mismatches()]
+    differences = [m for found in mismatches for m in found]
     lines += ["", "## Differences from the expectations table", ""]
     lines += [f"- {m}" for m in differences] or ["None."]
     lines += ["", "## Expectations and their sources", ""]

@@ -50,29 +50,25 @@ class Validation:
     changes: list[CaseChange]
 
 
-def pair(before: GuestOutcome, after: GuestOutcome, cases: set[str] | None) -> list[CaseChange]:
+def pair(before: GuestOutcome, after: GuestOutcome) -> list[CaseChange]:
     after_by_key = {(r.privilege, r.name): r for r in after.reproducers}
     changes = []
     for b in before.reproducers:
         a = after_by_key.get((b.privilege, b.name))
-        if a is not None and (cases is None or b.name in cases):
+        if a is not None:
             changes.append(CaseChange(b.name, b.privilege, compare(b, a), b, a))
     return changes
 
 
-def boot_built(built: BuiltKernel, binaries: Binaries, programs: list[str], config: GuestConfig, work: Path,
-               label: str, progress: Progress) -> GuestOutcome:
-    initrd = binaries.initramfs(work / "guest.cpio")
-    progress.step(f"booting the {label} kernel ({built.tree_state[:12]}) under QEMU ({config.accel.name})")
-    return run_guest(file_kernel(built.image), initrd, programs, config, work / f"{label}.console.log")
-
-
 def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch_files: tuple[Path, ...],
-                   binaries: Binaries, cases: set[str] | None, config: GuestConfig, work: Path,
-                   progress: Progress) -> Validation:
+                   binaries: Binaries, config: GuestConfig, work: Path, progress: Progress) -> Validation:
+    """Runs every program of `binaries` (select() them to narrow it) on both kernels."""
     base = builder.build(BuildRequest(tree, fragments), progress)
     patched = builder.build(BuildRequest(tree, fragments, patch_files), progress)
     programs = sorted(binaries.reproducers)
-    before = boot_built(base, binaries, programs, config, work, "base", progress)
-    after = boot_built(patched, binaries, programs, config, work, "patched", progress)
-    return Validation(base, patched, pair(before, after, cases))
+    initrd = binaries.initramfs(work / "guest.cpio")
+    outcomes = {}
+    for label, built in (("base", base), ("patched", patched)):
+        progress.step(f"booting the {label} kernel ({built.tree_state[:12]}) under QEMU ({config.accel.name})")
+        outcomes[label] = run_guest(file_kernel(built.image), initrd, programs, config, work / f"{label}.console.log")
+    return Validation(base, patched, pair(outcomes["base"], outcomes["patched"]))

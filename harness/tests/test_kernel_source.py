@@ -106,7 +106,7 @@ def test_validate_patch_shows_the_fix_and_unchanged_controls(history_6_1: Histor
     git(tree, "checkout", "-q", history_6_1.unrelated)  # the commit before the fix
     try:
         programs = built.select(["watermark_sigio", *CONTROLS])
-        result = validate_patch(builder, tree, fragments, (FIX_6_1,), programs, None, guest(accel), tmp_path,
+        result = validate_patch(builder, tree, fragments, (FIX_6_1,), programs, guest(accel), tmp_path,
                                 PROGRESS)
     finally:
         git(tree, "checkout", "-q", history_6_1.branch)
@@ -155,7 +155,7 @@ def test_6_12_with_the_fix_reverted_is_a_regression(cache_root: Path, builder: K
     tree = unpack(tarball, tmp_path_factory.mktemp("linux-6.12"))
     commit_all(tree, "base: Debian's linux-source-6.12")
     programs = built.select(["watermark_sigio", *CONTROLS])
-    result = validate_patch(builder, tree, fragments, (REVERT_6_12,), programs, None, guest(accel),
+    result = validate_patch(builder, tree, fragments, (REVERT_6_12,), programs, guest(accel),
                             tmp_path_factory.mktemp("validate-6.12"), PROGRESS)
     remove_tree(tree, builder)
     outcomes = {c.case: c for c in result.changes}
