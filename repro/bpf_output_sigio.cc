@@ -1,7 +1,11 @@
 // BPF output: a BPF program writes with bpf_perf_event_output() into a
-// PERF_EVENT_ARRAY slot holding a PERF_COUNT_SW_BPF_OUTPUT event set up like
-// rr's (watermark 1, FASYNC + F_SETOWN + F_SETSIG). The record takes the same
-// perf_output_end() -> perf_output_wakeup() path, so it signals since v6.10.
+// PERF_EVENT_ARRAY slot holding a PERF_COUNT_SW_BPF_OUTPUT event with FASYNC +
+// F_SETOWN + F_SETSIG. The record takes perf_output_end() -> perf_output_wakeup()
+// and is no overflow (no pending_kill from __perf_event_overflow()), so the
+// output wakeup is the only path that can signal; it does since v6.10.
+//  - bpf_output_sigio: woken at a 1-byte watermark, like rr's setup.
+//  - bpf_output_wakeup_events: woken by wakeup_events=1 (no watermark), the
+//    sample-count path of perf_output_sample() -> rb->wakeup.
 // The program runs through BPF_PROG_TEST_RUN on CPU 0: we decide when it writes.
 // Control: libbpf's perf_buffer (epoll) consumer gets the record on every kernel.
 #include <bpf/bpf.h>
@@ -11,10 +15,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "bpf/bpf_output.skel.h"
 #include "lib/budgets.h"
+#include "lib/decide.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
@@ -22,22 +31,56 @@
 namespace sigwake {
 namespace {
 
+constexpr int kENOTSUPP = 524;  // the kernel's "not supported" for this command, not in the libc headers
 constexpr std::uint64_t kMarker = 0x73696777616b65;  // "sigwake": the record carries it
 
-int quiet_libbpf(libbpf_print_level, const char*, va_list) { return 0; }
+// libbpf's messages (the verifier log among them), kept for the evidence.
+std::string g_libbpf_log;
+
+int keep_libbpf_log(libbpf_print_level, const char* format, va_list args) {
+  char line[1024];
+  std::vsnprintf(line, sizeof line, format, args);
+  g_libbpf_log += line;
+  return 0;
+}
+
+// Why a load failed with `err`, when a probe shows the kernel refuses BPF here.
+std::string kernel_refusal(int err) {
+  if (err == ENOSYS) return "the kernel has no bpf() syscall (CONFIG_BPF_SYSCALL)";
+  if (err == EPERM || err == EACCES) {
+    int disabled = -1;
+    std::ifstream("/proc/sys/kernel/unprivileged_bpf_disabled") >> disabled;
+    if (disabled != 0 && geteuid() != 0) {
+      return "probe: kernel.unprivileged_bpf_disabled=" + std::to_string(disabled) + " and we are not root";
+    }
+  }
+  if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER, nullptr) == 0) {
+    return "probe: the kernel has no socket-filter programs (CONFIG_NET), with which libbpf probes global data";
+  }
+  if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, nullptr) == 0) {
+    return "probe: libbpf_probe_bpf_prog_type(RAW_TRACEPOINT) says the kernel lacks raw_tp programs";
+  }
+  if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_perf_event_output, nullptr) == 0) {
+    return "probe: libbpf_probe_bpf_helper says raw_tp programs cannot call bpf_perf_event_output";
+  }
+  return "";
+}
 
 struct Writer {
   bpf_output_bpf* skeleton;
 
-  Writer() {
-    libbpf_set_print(quiet_libbpf);
+  explicit Writer(Report& report) {
+    libbpf_set_print(keep_libbpf_log);
     skeleton = bpf_output_bpf__open();
-    if (skeleton == nullptr) throw Unsupported(errno_text("opening the BPF object"));
+    if (skeleton == nullptr) throw ReproError(errno_text("opening the BPF object"));
     skeleton->rodata->marker = kMarker;
     if (const int err = bpf_output_bpf__load(skeleton); err != 0) {
       bpf_output_bpf__destroy(skeleton);
+      report.add("libbpf_log", g_libbpf_log.substr(g_libbpf_log.size() > 2000 ? g_libbpf_log.size() - 2000 : 0));
       errno = -err;
-      throw Unsupported(errno_text("loading the BPF program (CAP_BPF, or unprivileged_bpf_disabled)"));
+      const std::string what = errno_text("loading the BPF program");
+      if (const std::string refusal = kernel_refusal(-err); !refusal.empty()) throw Unsupported(what + " (" + refusal + ")");
+      throw ReproError(what + " (no probe shows the kernel lacking a feature; libbpf_log has libbpf's words)");
     }
   }
   Writer(const Writer&) = delete;
@@ -50,7 +93,9 @@ struct Writer {
   void write_on_cpu0() const {
     LIBBPF_OPTS(bpf_test_run_opts, run, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 0);
     if (bpf_prog_test_run_opts(bpf_program__fd(skeleton->progs.emit), &run) != 0) {
-      throw Unsupported(errno_text("BPF_PROG_TEST_RUN of a raw_tp program (v5.10+)"));
+      // BPF_PROG_TEST_RUN of raw_tp programs on a chosen CPU came with v5.10.
+      if (errno == kENOTSUPP || errno == EINVAL) throw Unsupported(errno_text("BPF_PROG_TEST_RUN of a raw_tp program (v5.10+)"));
+      throw ReproError(errno_text("BPF_PROG_TEST_RUN"));
     }
     if (run.retval != 0) throw ReproError("bpf_perf_event_output() returned " + std::to_string(static_cast<int>(run.retval)));
   }
@@ -64,17 +109,11 @@ bool carries_marker(const void* raw, std::size_t size) {
   return value == kMarker;
 }
 
-}  // namespace
-
-SIGWAKE_CASE(bpf_output_sigio) {
+// Writes one record into an event set up by `attr`'s wakeup fields, and decides.
+void output_signal(Report& report, perf_event_attr attr) {
   SignalCapture sigio(SIGIO);
   pin_to_cpu(0);
-  const Writer writer;
-  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT);
-  attr.sample_type = PERF_SAMPLE_RAW;
-  attr.sample_period = 1;
-  attr.watermark = 1;
-  attr.wakeup_watermark = 1;
+  const Writer writer(report);
   PerfEvent event = PerfEvent::open(attr, -1, 0);
   event.request_signals(getpid(), SIGIO);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
@@ -95,21 +134,38 @@ SIGWAKE_CASE(bpf_output_sigio) {
     std::memcpy(&size, record.bytes.data() + at, sizeof size);
     ours += carries_marker(record.bytes.data() + at + 4, std::min<std::size_t>(size, record.bytes.size() - at - 4));
   }
-  const int records = add_record_evidence(report, read);
+  add_record_evidence(report, read);
   report.add("records_with_marker", static_cast<long long>(ours));
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
+  decide_watermark_signal(report, {ours, (revents & POLLIN) != 0, sigio.count()}, "BPF output record");
+}
 
-  if (sigio.count() > 0) return report.decide(Verdict::kDelivered);
-  if (records > 0 && (revents & POLLIN)) {
-    return report.decide(Verdict::kNotDelivered, "BPF output record written and POLLIN reported, no SIGIO");
-  }
-  report.decide(Verdict::kError, "no BPF output record or no POLLIN within the budget");
+perf_event_attr bpf_output_attr() {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT);
+  attr.sample_type = PERF_SAMPLE_RAW;
+  attr.sample_period = 1;
+  return attr;
+}
+
+}  // namespace
+
+SIGWAKE_CASE(bpf_output_sigio) {
+  perf_event_attr attr = bpf_output_attr();
+  attr.watermark = 1;
+  attr.wakeup_watermark = 1;
+  output_signal(report, attr);
+}
+
+SIGWAKE_CASE(bpf_output_wakeup_events) {
+  perf_event_attr attr = bpf_output_attr();
+  attr.wakeup_events = 1;
+  output_signal(report, attr);
 }
 
 SIGWAKE_CASE(bpf_output_perf_buffer) {
   pin_to_cpu(0);
-  const Writer writer;
+  const Writer writer(report);
   struct Received {
     int samples = 0, with_marker = 0;
     long long lost = 0;
@@ -140,8 +196,9 @@ SIGWAKE_CASE(bpf_output_perf_buffer) {
   report.add("samples", static_cast<long long>(received.samples));
   report.add("records_with_marker", static_cast<long long>(received.with_marker));
   report.add("lost", received.lost);
-  if (received.with_marker > 0) return report.decide(Verdict::kDelivered);
-  report.decide(Verdict::kNotDelivered, "epoll never reported the record within the budget");
+  if (received.with_marker > 0) return report.decide(Verdict::kDelivered, "epoll woke libbpf's consumer");
+  if (received.samples == 0) return report.decide(Verdict::kNoWakeup, "epoll never reported the record within the budget");
+  report.decide(Verdict::kNoRecord, "records came, none carried our marker");
 }
 
 }  // namespace sigwake

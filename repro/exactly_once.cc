@@ -11,6 +11,7 @@
 
 #include "lib/attrs.h"
 #include "lib/budgets.h"
+#include "lib/decide.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
@@ -46,11 +47,15 @@ SIGWAKE_CASE(exactly_once) {
   std::snprintf(ratio, sizeof ratio, "%.2f", crossings ? static_cast<double>(capture.count()) / crossings : 0.0);
   report.add("signals_per_crossing", ratio);
 
-  if (crossings != kCrossings) return report.decide(Verdict::kError, "not every mmap wrote its record");
-  if (capture.count() == crossings) return report.decide(Verdict::kDelivered, "exactly one signal per crossing");
-  if (capture.count() == 0) return report.decide(Verdict::kNotDelivered, "records and POLLIN, no signal at all");
-  report.decide(Verdict::kMeasured, std::to_string(capture.count()) + " signals for " + std::to_string(crossings) +
-                                        " crossings");
+  if (crossings != kCrossings) {
+    return report.decide(Verdict::kNoRecord, std::to_string(crossings) + " MMAP records for " +
+                                                 std::to_string(kCrossings) + " mmaps");
+  }
+  if (capture.count() > 0 && capture.count() != crossings) {
+    return report.decide(Verdict::kWrongCount, std::to_string(capture.count()) + " signals for " +
+                                                   std::to_string(crossings) + " crossings");
+  }
+  decide_watermark_signal(report, {crossings, (revents & POLLIN) != 0, capture.count()}, "MMAP records");
 }
 
 }  // namespace sigwake

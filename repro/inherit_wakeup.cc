@@ -1,20 +1,27 @@
-// An inherited event (inherit=1) opened on a task whose child writes the
-// records: the parent event's fd must be woken and signalled. The task is a
-// stopped child of ours; resumed, it forks the writer and stops. perf_mmap()
-// refuses a buffer for an inherited event that follows a task on every CPU
-// (EINVAL), so the event counts on CPU 0 only, where everything is pinned.
+// An inherited event (inherit=1) opened, disabled, on a stopped task of ours.
+// Resumed, the task forks a writer that stops at once, then stops itself; the
+// writer carries the inherited child event. Only then is the event enabled
+// (PERF_EVENT_IOC_ENABLE reaches the children) and only the writer resumed: the
+// task the event was opened on writes nothing, so every record, wakeup and
+// signal comes through the inherited child. perf_mmap() refuses a buffer for an
+// inherited event that follows a task on every CPU (EINVAL), so the event counts
+// on CPU 0 only, where everything is pinned.
 //  - watermark: the writer's MMAP record crosses the watermark. perf_output_begin()
 //    writes an inherited event's records as its parent, so this is the watermark
 //    path of the parent event (signals since fd20bb51ed39, v6.10).
-//  - overflow: the writer's task-clock samples overflow the inherited event.
-//    perf_event_fasync() has always signalled the parent's owner; poll() on the
-//    parent is woken since 961c39121759 "perf: Always wake the parent event" (v5.17).
+//  - overflow: the writer's task-clock samples overflow the child event; the ring
+//    never wakes, so only __perf_event_overflow() on the child can signal, and
+//    perf_event_fasync() sends that to the parent event's owner.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <functional>
+
 #include "lib/attrs.h"
 #include "lib/budgets.h"
+#include "lib/decide.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
@@ -22,57 +29,78 @@
 namespace sigwake {
 namespace {
 
-// Counts the records the writer (not the task the event was opened on) wrote.
-int records_from_children(Report& report, const RecordRead& read, pid_t task) {
-  int from_children = 0;
+struct Origins {
+  int from_writer = 0, from_task = 0;
+};
+
+// Which task wrote each MMAP record or sample: the writer, or the task itself.
+Origins origins(const RecordRead& read, pid_t task) {
+  Origins o;
   for (const Record& record : read.records) {
-    if (const auto mmap = parse_mmap(record)) from_children += mmap->pid != static_cast<std::uint32_t>(task);
-    if (const auto sample = parse_ip_tid_sample(record)) from_children += sample->pid != static_cast<std::uint32_t>(task);
+    std::optional<std::uint32_t> pid;
+    if (const auto mmap = parse_mmap(record)) pid = mmap->pid;
+    if (const auto sample = parse_ip_tid_sample(record)) pid = sample->pid;
+    if (pid) (*pid == static_cast<std::uint32_t>(task) ? o.from_task : o.from_writer) += 1;
   }
-  add_record_evidence(report, read);
-  report.add("records_from_the_child", static_cast<long long>(from_children));
-  return from_children;
+  return o;
 }
 
-void decide(Report& report, const SignalCapture& sigio, int from_children, short revents) {
-  add_poll_evidence(report, revents);
-  add_signal_evidence(report, sigio);
-  if (sigio.count() > 0) return report.decide(Verdict::kDelivered);
-  if (from_children > 0 && (revents & POLLIN)) {
-    return report.decide(Verdict::kNotDelivered, "the child's records reached the parent's buffer, POLLIN, no SIGIO");
-  }
-  if (from_children > 0) return report.decide(Verdict::kNotDelivered, "the child's records arrived; no POLLIN, no SIGIO");
-  report.decide(Verdict::kError, "no record from the child within the budget");
-}
-
-// Opens `attr` inherited on `task` (CPU 0), resumes it and watches the parent event's fd.
-void observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, const StoppedChild& task) {
+// Opens `attr` inherited on a task whose forked writer runs `write`; enables it
+// once both are stopped and resumes the writer alone. Returns what was seen.
+// `settle` is how long poll() may take to report a wakeup that should come.
+Seen observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, unsigned ring_log2,
+             std::chrono::milliseconds settle, const std::function<void()>& write) {
+  pin_to_cpu(0);
+  int writer_pipe[2];
+  check(pipe2(writer_pipe, O_CLOEXEC) == 0, "pipe2");
+  StoppedChild task([&] {
+    const pid_t writer = fork_stopped(write, false, writer_pipe[1]);
+    (void)!::write(writer_pipe[1], &writer, sizeof writer);
+  });
+  close(writer_pipe[1]);
   attr.inherit = 1;
   PerfEvent event = PerfEvent::open(attr, task.pid(), 0);
   event.request_signals(getpid(), SIGIO);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  event.enable();
+  RingBuffer ring = RingBuffer::map(event.fd(), ring_log2);
 
-  task.resume();
-  const short revents = wait_readable(event.fd(), kWakeupBudget);
+  task.resume();  // it forks the writer (disabled event: no FORK record), then stops
+  pid_t writer = 0;
+  if (!(wait_readable(writer_pipe[0], kWakeupBudget) & POLLIN) ||
+      read(writer_pipe[0], &writer, sizeof writer) != sizeof writer || !task.ran(kWakeupBudget)) {
+    throw ReproError("the task did not fork its writer");
+  }
+  event.enable();
+  check(kill(writer, SIGCONT) == 0, "kill(writer, SIGCONT)");
+  const bool wrote = (wait_readable(writer_pipe[0], kWakeupBudget) & POLLIN) != 0;
+  close(writer_pipe[0]);
+  if (!wrote) throw ReproError("the writer never ran");
+  const short revents = wait_readable(event.fd(), settle);
   sigio.wait_for(1, Deadline(kSignalGrace));
-  decide(report, sigio, records_from_children(report, ring.consume(), task.pid()), revents);
+
+  const RecordRead read = ring.consume();
+  const Origins o = origins(read, task.pid());
+  add_record_evidence(report, read);
+  report.add("records_from_the_writer", static_cast<long long>(o.from_writer));
+  report.add("records_from_the_task", static_cast<long long>(o.from_task));
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, sigio);
+  if (o.from_task > 0) throw ReproError("the stopped task wrote records: the inherited path is not isolated");
+  return {o.from_writer, (revents & POLLIN) != 0, sigio.count()};
 }
 
 }  // namespace
 
 SIGWAKE_CASE(inherit_wakeup_watermark) {
   SignalCapture sigio(SIGIO);
-  pin_to_cpu(0);
-  StoppedChild task([] { fork_and_stop([] { const AnonymousPage page; }); });
-  observe(report, sigio, mmap_watermark_attr(1), task);
+  const Seen seen = observe(report, sigio, mmap_watermark_attr(1), 0, kWakeupBudget, [] { const AnonymousPage page; });
+  decide_watermark_signal(report, seen, "MMAP record from the inherited writer");
 }
 
 SIGWAKE_CASE(inherit_wakeup_overflow) {
   SignalCapture sigio(SIGIO);
-  pin_to_cpu(0);
-  StoppedChild task([] { fork_and_stop([] { burn_cpu(20ms); }); });
-  observe(report, sigio, task_clock_sampling_attr(100'000), task);
+  const Seen seen = observe(report, sigio, task_clock_overflow_attr(100'000, ring_data_bytes(kOverflowRingPagesLog2)),
+                           kOverflowRingPagesLog2, 0ms, [] { burn_cpu(5ms); });
+  decide_overflow_signal(report, seen);
 }
 
 }  // namespace sigwake

@@ -10,6 +10,7 @@
 
 #include "lib/attrs.h"
 #include "lib/budgets.h"
+#include "lib/decide.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
@@ -41,6 +42,7 @@ void shared_buffer(Report& report, bool fasync_on_target, bool fasync_on_source)
   const SignalCapture& other = fasync_on_source ? target_signals : source_signals;
   asked.collect(kSignalGrace, kSettle);
   other.accept_pending();
+  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
 
   report.add("fasync_on", fasync_on_target && fasync_on_source ? "both" : fasync_on_target ? "target" : "source");
   const int records = add_record_evidence(report, ring.consume());
@@ -48,11 +50,11 @@ void shared_buffer(Report& report, bool fasync_on_target, bool fasync_on_source)
   add_signal_evidence(report, target_signals, "target_");
   add_signal_evidence(report, source_signals, "source_");
 
-  if (target_signals.count() + source_signals.count() > 0) return report.decide(Verdict::kDelivered);
-  if (records > 0 && (revents & POLLIN)) {
-    return report.decide(Verdict::kNotDelivered, "records in the shared buffer and POLLIN on the target, no signal");
+  if (fasync_on_source && target_signals.count() > 0) {
+    return report.decide(Verdict::kMisdelivered, "the buffer owner (target) was signalled for the source's records");
   }
-  report.decide(Verdict::kError, "no record or no POLLIN within the budget");
+  decide_watermark_signal(report, {records, (revents & POLLIN) != 0, target_signals.count() + source_signals.count()},
+                          "SWITCH records in the shared buffer");
 }
 
 }  // namespace

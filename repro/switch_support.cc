@@ -1,8 +1,9 @@
 // Feature probe for rr: are context-switch records available? PERF_RECORD_SWITCH
 // for a per-task event (context_switch, since 45ac1403f564, v4.3), and
 // PERF_RECORD_SWITCH_CPU_WIDE for a CPU-wide one, which unprivileged users may
-// only open at perf_event_paranoid <= 0. A kernel that refuses is `unsupported`,
-// with the errno, never a failure.
+// only open at perf_event_paranoid <= 0. `delivered`: the records arrived;
+// `no-record`: the event opened and the child switched, but none was written;
+// a kernel that refuses the event is `unsupported`, with the errno.
 #include <poll.h>
 #include <unistd.h>
 
@@ -15,12 +16,13 @@
 namespace sigwake {
 namespace {
 
-void probe(Report& report, pid_t pid, int cpu, std::uint32_t record_type, const StoppedChild& child) {
+void probe(Report& report, pid_t pid, int cpu, std::uint32_t record_type, StoppedChild& child) {
   PerfEvent event = PerfEvent::open(switch_watermark_attr(1), pid, cpu);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();
   child.resume();
   wait_readable(event.fd(), kWakeupBudget);
+  if (!child.ran(kWakeupBudget)) throw ReproError("the child never ran");
 
   const RecordRead read = ring.consume();
   int wanted = 0;
@@ -28,7 +30,7 @@ void probe(Report& report, pid_t pid, int cpu, std::uint32_t record_type, const 
   add_record_evidence(report, read);
   report.add("wanted_records", static_cast<long long>(wanted));
   if (wanted > 0) return report.decide(Verdict::kDelivered);
-  report.decide(Verdict::kNotDelivered, std::string("the event opened but wrote no ") + record_type_name(record_type));
+  report.decide(Verdict::kNoRecord, std::string("the child switched, the event wrote no ") + record_type_name(record_type));
 }
 
 }  // namespace

@@ -21,14 +21,15 @@ SIGWAKE_CASE(watermark_poll) {
 
   child.resume();  // runs once we sleep in poll: switch-in, stop, switch-out
   const short revents = wait_readable(event.fd(), kWakeupBudget);
+  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
 
   report.add("data_head", static_cast<long long>(ring.head()));
   const int records = add_record_evidence(report, ring.consume());
   add_poll_evidence(report, revents);
 
-  if (revents & POLLIN) return report.decide(Verdict::kDelivered);
-  if (records > 0) return report.decide(Verdict::kNotDelivered, "record written, poll() not woken within the budget");
-  report.decide(Verdict::kError, "no record was written within the budget");
+  if (records == 0) return report.decide(Verdict::kNoRecord, "the child ran, the kernel wrote no SWITCH record");
+  if (revents & POLLIN) return report.decide(Verdict::kDelivered, "poll() woke with POLLIN");
+  report.decide(Verdict::kNoWakeup, "SWITCH records past the watermark, poll() never reported POLLIN");
 }
 
 }  // namespace sigwake

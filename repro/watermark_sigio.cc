@@ -1,6 +1,10 @@
 // rr's case: does a ring-buffer watermark wakeup raise SIGIO on a FASYNC perf fd?
 // Fixed upstream by fd20bb51ed39 "perf/ring_buffer: Trigger IO signals for
 // watermark_wakeup" (v6.10); before it, perf_output_wakeup() woke poll() only.
+//  - watermark_sigio: F_SETSIG names SIGIO, so send_sigio_to_task() takes its
+//    siginfo path (si_code POLL_IN).
+//  - watermark_sigio_default_signal: no F_SETSIG (owner signum 0, as rr does),
+//    so the kernel's default path sends a plain SIGIO (si_code SI_KERNEL).
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,18 +13,20 @@
 
 #include "lib/attrs.h"
 #include "lib/budgets.h"
+#include "lib/decide.h"
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
 namespace sigwake {
+namespace {
 
-SIGWAKE_CASE(watermark_sigio) {
+void watermark_signal(Report& report, int setsig) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   pin_to_cpu(0);
   StoppedChild child;
   PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
-  event.request_signals(getpid(), SIGIO);
+  event.request_signals(getpid(), setsig);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();
 
@@ -30,6 +36,7 @@ SIGWAKE_CASE(watermark_sigio) {
   const std::int64_t woken = monotonic_ns();
   const bool signalled = sigio.wait_for(1, Deadline(kSignalGrace));
   const std::int64_t decided = monotonic_ns();
+  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
 
   report.add("data_head", static_cast<long long>(ring.head()));
   const int records = add_record_evidence(report, ring.consume());
@@ -37,12 +44,12 @@ SIGWAKE_CASE(watermark_sigio) {
   add_signal_evidence(report, sigio);
   report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
   if (signalled) report.add("signal_after_poll_us", static_cast<long long>((sigio.deliveries()[0].at_ns - woken) / 1000));
-
-  if (signalled) return report.decide(Verdict::kDelivered);
-  if (records > 0 && (revents & POLLIN)) {
-    return report.decide(Verdict::kNotDelivered, "record written and POLLIN reported, no SIGIO within the grace");
-  }
-  report.decide(Verdict::kError, "the watermark wakeup never happened: no record or no POLLIN within the budget");
+  decide_watermark_signal(report, {records, (revents & POLLIN) != 0, sigio.count()}, "SWITCH records");
 }
+
+}  // namespace
+
+SIGWAKE_CASE(watermark_sigio) { watermark_signal(report, SIGIO); }
+SIGWAKE_CASE(watermark_sigio_default_signal) { watermark_signal(report, 0); }
 
 }  // namespace sigwake

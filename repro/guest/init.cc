@@ -1,7 +1,9 @@
 // PID 1 of the sigwake initramfs: mount the pseudo filesystems, run every
 // reproducer in /repro under a deadline, print KTAP framed by the boot token on
-// the console, power off. Kernel command line:
-//   sigwake.token=HEX        frames every line (see frame.h)
+// the console, power off. The token comes in /sigwake/token (mode 0400, in an
+// archive the harness appends per boot), which init reads and unlinks before
+// any reproducer runs: not on the command line, which every process (and
+// dmesg) can read. Kernel command line:
 //   sigwake.timeout_ms=N     per-reproducer deadline (default 10000)
 //   sigwake.repeat=N         runs of each reproducer per pass (default 5)
 //   sigwake.passes=P,...     privilege passes, in order (default: all of them):
@@ -32,6 +34,7 @@
 namespace {
 
 constexpr const char* kReproDir = "/repro";
+constexpr const char* kTokenFile = "/sigwake/token";
 constexpr const char* kParanoid = "/proc/sys/kernel/perf_event_paranoid";
 constexpr int kNobody = 65534;
 
@@ -157,7 +160,10 @@ int main() {
 
   const int console_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
   const std::string cmdline = read_file("/proc/cmdline");
-  Console console(console_fd >= 0 ? console_fd : STDOUT_FILENO, cmdline_value(cmdline, "sigwake.token", "unset"));
+  std::string token = read_file(kTokenFile);
+  token.erase(token.find_last_not_of("\n") + 1);
+  unlink(kTokenFile);
+  Console console(console_fd >= 0 ? console_fd : STDOUT_FILENO, token.empty() ? "unset" : token);
 
   const double uptime_s = std::atof(read_file("/proc/uptime").c_str());
   utsname uts{};
@@ -210,11 +216,13 @@ int main() {
       for (const auto& argv : invocations) {
         for (long long run = 0; run < repeat; ++run) {
           console.line("# sigwake.start=" + program.name);
+          if (argv.size() == 3) console.line("# sigwake.case=" + argv[2]);
           const sigwake::RunOutcome outcome =
               sigwake::run_with_deadline(argv, budget, pass.uid, [&tracer](pid_t pid) { tracer.follow(pid); });
           std::istringstream lines(outcome.output);
           for (std::string line; std::getline(lines, line);) console.line("    " + line);  // a KTAP subtest
           console.line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
+          if (outcome.exited) console.line("# sigwake.exit=" + std::to_string(outcome.exit_code));
           for (const auto& [function, value] : tracer.counts()) {
             console.line("# sigwake.kernel_path." + function + "=" + value);
           }

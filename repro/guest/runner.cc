@@ -33,8 +33,13 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
     close(go[1]);
     while (read(go[0], &ready, 1) < 0 && errno == EINTR) {
     }  // EOF: the parent has done what `started` needed
+    // Nothing of PID 1's reaches a reproducer: stdin is /dev/null (not the
+    // console the kernel gave init), and no other descriptor stays open.
+    const int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0) _exit(126);
     dup2(pipe_fds[1], STDOUT_FILENO);
     dup2(pipe_fds[1], STDERR_FILENO);
+    close_range(3, ~0U, 0);
     setpgid(0, 0);  // its own group, so a deadline kill reaches anything it forked
     if (uid >= 0 && (setgroups(0, nullptr) != 0 || setgid(uid) != 0 || setuid(uid) != 0)) _exit(126);
     execv(args[0], args.data());

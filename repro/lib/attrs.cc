@@ -33,11 +33,12 @@ perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes) {
   return attr;
 }
 
-perf_event_attr task_clock_sampling_attr(std::uint64_t period_ns) {
+perf_event_attr task_clock_overflow_attr(std::uint64_t period_ns, std::uint32_t ring_bytes) {
   perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
   attr.sample_period = period_ns;
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
-  attr.wakeup_events = 1;
+  attr.watermark = 1;
+  attr.wakeup_watermark = ring_bytes;
   attr.exclude_kernel = 1;  // allowed at perf_event_paranoid 2
   attr.exclude_hv = 1;
   attr.disabled = 1;

@@ -15,7 +15,14 @@ perf_event_attr switch_watermark_attr(std::uint32_t watermark_bytes = 1);
 // (non-exec) mappings, waking the reader once `watermark_bytes` are written.
 perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes = 1);
 
-// A disabled task-clock sampling event (IP | TID) that wakes after every sample.
-perf_event_attr task_clock_sampling_attr(std::uint64_t period_ns);
+// A disabled task-clock sampling event (IP | TID) whose ring buffer never wakes:
+// its watermark is the whole data area (`ring_bytes`), so a signal can only come
+// from the overflow path (__perf_event_overflow() sets pending_kill), never
+// from perf_output_wakeup().
+perf_event_attr task_clock_overflow_attr(std::uint64_t period_ns, std::uint32_t ring_bytes);
+
+// The data pages (log2) of an overflow case's ring: room for far more samples
+// than a case writes before it decides.
+inline constexpr unsigned kOverflowRingPagesLog2 = 3;
 
 }  // namespace sigwake

@@ -11,8 +11,7 @@ std::string ktap_document(const std::vector<Report>& reports) {
     if (!report.reason().empty()) out += "# reason=" + report.reason() + "\n";
 
     const Verdict verdict = report.verdict();
-    const bool ok = verdict == Verdict::kDelivered || verdict == Verdict::kUnsupported || verdict == Verdict::kMeasured;
-    out += (ok ? "ok " : "not ok ") + std::to_string(i + 1) + " " + report.name();
+    out += (exit_code(verdict) != 1 ? "ok " : "not ok ") + std::to_string(i + 1) + " " + report.name();
     if (verdict == Verdict::kUnsupported) out += " # SKIP " + report.reason();
     if (verdict == Verdict::kError || verdict == Verdict::kNone) out += " # ERROR " + report.reason();
     out += "\n";

@@ -45,14 +45,86 @@ std::string explain_open_errno(int err) {
   }
 }
 
-PerfEvent PerfEvent::open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
-  const long fd = syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags);
-  if (fd >= 0) return PerfEvent(static_cast<int>(fd));
-  const int err = errno;
-  if (err == EBADF || err == EFAULT || err == EMFILE || err == ESRCH) {
-    throw ReproError("perf_event_open: " + explain_open_errno(err));
+namespace {
+
+long raw_open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
+  return syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags);
+}
+
+// The attr features a kernel may lack, each copied alone onto a minimal event.
+struct Feature {
+  const char* name;
+  bool (*set_in)(const perf_event_attr&);
+  void (*copy)(const perf_event_attr& from, perf_event_attr& to);
+};
+
+constexpr Feature kFeatures[] = {
+    {"context_switch (v4.3)", [](const perf_event_attr& a) { return a.context_switch != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) { t.context_switch = f.context_switch; }},
+    {"mmap_data", [](const perf_event_attr& a) { return a.mmap_data != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) { t.mmap_data = f.mmap_data; }},
+    {"watermark", [](const perf_event_attr& a) { return a.watermark != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) {
+       t.watermark = f.watermark;
+       t.wakeup_watermark = f.wakeup_watermark;
+     }},
+    {"inherit", [](const perf_event_attr& a) { return a.inherit != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) { t.inherit = f.inherit; }},
+    {"sampling (sample_period, sample_type)",
+     [](const perf_event_attr& a) { return a.sample_period != 0 || a.sample_type != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) {
+       t.sample_period = f.sample_period;
+       t.sample_type = f.sample_type;
+     }},
+};
+
+// A minimal event of the same type on the same task and CPU: what every kernel
+// with this event type opens, privilege permitting.
+perf_event_attr minimal_of(const perf_event_attr& attr) {
+  perf_event_attr probe = blank_attr(attr.type, attr.config);
+  probe.disabled = 1;
+  probe.exclude_kernel = 1;  // what perf_event_paranoid 2 allows
+  probe.exclude_hv = 1;
+  return probe;
+}
+
+bool opens(const perf_event_attr& attr, pid_t pid, int cpu) {
+  const long fd = raw_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd >= 0) close(static_cast<int>(fd));
+  return fd >= 0;
+}
+
+// perf_event_open refused our attr with `err`. A probe decides whose fault that
+// is: the kernel lacking a feature is Unsupported (the probe is named in the
+// reason), an attr the kernel accepts feature by feature is our mistake.
+[[noreturn]] void refused(const perf_event_attr& attr, pid_t pid, int cpu, int err) {
+  const std::string why = "perf_event_open: " + explain_open_errno(err);
+  if (err == EACCES || err == EPERM || err == ENOSYS) throw Unsupported(why);
+  if (err != EINVAL && err != E2BIG && err != EOPNOTSUPP && err != ENOENT && err != ENODEV) throw ReproError(why);
+  const perf_event_attr minimal = minimal_of(attr);
+  if (!opens(minimal, pid, cpu)) {
+    throw Unsupported(why + " (probe: a minimal event of type " + std::to_string(attr.type) + ", config " +
+                      std::to_string(attr.config) + " fails too: " + explain_open_errno(errno) + ")");
   }
-  throw Unsupported("perf_event_open: " + explain_open_errno(err));
+  for (const Feature& feature : kFeatures) {
+    if (!feature.set_in(attr)) continue;
+    perf_event_attr probe = minimal;
+    feature.copy(attr, probe);
+    if (!opens(probe, pid, cpu)) {
+      throw Unsupported(why + " (probe: the kernel lacks " + feature.name + ": a minimal event opens, with " +
+                        feature.name + " alone it fails " + (strerrorname_np(errno) ? strerrorname_np(errno) : "") + ")");
+    }
+  }
+  throw ReproError(why + " (probe: the kernel accepts each feature of this attr alone, so the attr sigwake built "
+                   "is at fault)");
+}
+
+}  // namespace
+
+PerfEvent PerfEvent::open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
+  const long fd = raw_open(attr, pid, cpu, group_fd, flags);
+  if (fd >= 0) return PerfEvent(static_cast<int>(fd));
+  refused(attr, pid, cpu, errno);
 }
 
 PerfEvent::PerfEvent(PerfEvent&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
@@ -83,13 +155,13 @@ void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
     const f_owner_ex thread{F_OWNER_TID, owner};
     check(fcntl(fd_, F_SETOWN_EX, &thread) == 0, "fcntl(F_SETOWN_EX, F_OWNER_TID)");
   }
-  check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
+  if (signo != 0) check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
 }
 
 void PerfEvent::set_output(const PerfEvent& target) const {
-  if (ioctl(fd_, PERF_EVENT_IOC_SET_OUTPUT, target.fd_) != 0) {
-    throw Unsupported(errno_text("PERF_EVENT_IOC_SET_OUTPUT"));
-  }
+  // In every kernel sigwake can boot (v2.6.34+): a failure means two events we
+  // paired wrongly (another task or CPU), our mistake.
+  check(ioctl(fd_, PERF_EVENT_IOC_SET_OUTPUT, target.fd_) == 0, "PERF_EVENT_IOC_SET_OUTPUT");
 }
 
 }  // namespace sigwake

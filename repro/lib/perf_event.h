@@ -14,7 +14,8 @@ perf_event_attr blank_attr(std::uint32_t type, std::uint64_t config);
 
 class PerfEvent {
  public:
-  // Opens the event or throws Unsupported (kernel said no) / ReproError (our fault).
+  // Opens the event or throws Unsupported (the kernel's policy refused it, or a
+  // probe shows it lacks a feature) / ReproError (our attr is at fault).
   static PerfEvent open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd = -1,
                         unsigned long flags = PERF_FLAG_FD_CLOEXEC);
 
@@ -29,12 +30,14 @@ class PerfEvent {
   void enable() const;
   void disable() const;
 
-  // FASYNC delivery with signal `signo` (F_SETSIG) to the process `owner`
-  // (F_SETOWN), or with `thread` to that one thread (F_SETOWN_EX, F_OWNER_TID).
+  // FASYNC delivery to the process `owner` (F_SETOWN), or to that one thread
+  // (F_SETOWN_EX, F_OWNER_TID), with signal `signo` named by F_SETSIG; signo 0
+  // leaves F_SETSIG alone: the kernel's default path sends plain SIGIO (rr's probe).
   enum class Owner { kProcess, kThread };
   void request_signals(pid_t owner, int signo, Owner kind = Owner::kProcess) const;
 
   // PERF_EVENT_IOC_SET_OUTPUT: this event's records go to `target`'s ring buffer.
+  // A refusal is our error: every kernel sigwake boots has the ioctl.
   void set_output(const PerfEvent& target) const;
 
  private:

@@ -1,5 +1,6 @@
 #include "process.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -21,44 +22,61 @@ void pin_to_cpu(int cpu) {
   check(sched_setaffinity(0, sizeof set, &set) == 0, "sched_setaffinity");
 }
 
-StoppedChild::StoppedChild(std::function<void()> after_resume) {
-  pid_ = fork();
-  check(pid_ >= 0, "fork");
-  if (pid_ == 0) {
-    setpgid(0, 0);
-    raise(SIGSTOP);
-    if (after_resume) after_resume();
-    raise(SIGSTOP);
-    _exit(0);
-  }
+namespace {
+
+void wait_stopped(pid_t pid) {
   int status = 0;
   pid_t got;
   do {
-    got = waitpid(pid_, &status, WUNTRACED);
+    got = waitpid(pid, &status, WUNTRACED);
   } while (got < 0 && errno == EINTR);
-  check(got == pid_, "waitpid(WUNTRACED)");
-  if (!WIFSTOPPED(status)) throw ReproError("the child did not stop itself");
+  check(got == pid, "waitpid(WUNTRACED)");
+  if (!WIFSTOPPED(status)) throw ReproError("the child ended instead of stopping");
+}
+
+}  // namespace
+
+pid_t fork_stopped(const std::function<void()>& body, bool own_group, int ran_fd) {
+  const pid_t pid = fork();
+  check(pid >= 0, "fork");
+  if (pid == 0) {
+    if (own_group) setpgid(0, 0);
+    raise(SIGSTOP);
+    if (body) body();
+    const char ran = 1;
+    if (ran_fd >= 0) (void)!write(ran_fd, &ran, 1);
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  wait_stopped(pid);
+  return pid;
+}
+
+StoppedChild::StoppedChild(std::function<void()> after_resume) {
+  int fds[2];
+  check(pipe2(fds, O_CLOEXEC) == 0, "pipe2");
+  ran_fd_ = fds[0];
+  pid_ = fork_stopped(after_resume, true, fds[1]);
+  close(fds[1]);
 }
 
 StoppedChild::~StoppedChild() {
-  if (pid_ <= 0) return;
+  close(ran_fd_);
   kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);
   while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
 }
 
-pid_t fork_and_stop(const std::function<void()>& body) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    body();
-    raise(SIGSTOP);
-    _exit(0);
-  }
-  return pid;
-}
-
 void StoppedChild::resume() const { check(kill(pid_, SIGCONT) == 0, "kill(SIGCONT)"); }
+
+bool StoppedChild::ran(std::chrono::milliseconds budget) {
+  if (stopped_again_) return true;
+  if (!(wait_readable(ran_fd_, budget) & POLLIN)) return false;
+  wait_stopped(pid_);  // its next step after the byte is raise(SIGSTOP): bounded
+  stopped_again_ = true;
+  return true;
+}
 
 AnonymousPage::AnonymousPage()
     : address_(mmap(nullptr, static_cast<std::size_t>(sysconf(_SC_PAGESIZE)), PROT_READ | PROT_WRITE,
@@ -75,7 +93,7 @@ short wait_readable(int fd, std::chrono::milliseconds budget) {
     const timespec left = deadline.remaining_timespec();
     const int rc = ppoll(&pfd, 1, &left, nullptr);
     if (rc > 0) return pfd.revents;
-    check(rc == 0 || errno == EINTR, "ppoll(perf fd)");
+    check(rc == 0 || errno == EINTR, "ppoll");
     if (deadline.expired()) return 0;
   }
 }

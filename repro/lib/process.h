@@ -13,14 +13,20 @@ namespace sigwake {
 // record, the irq_work it raises and our wait all run on that CPU, in order.
 void pin_to_cpu(int cpu);
 
-// A forked child that stops itself at once (SIGSTOP) and, once resumed, runs
-// and stops itself again: a task whose context switches we cause at a moment of
-// our choosing. It stays alive: once the monitored task exits, perf_poll()
-// reports POLLHUP instead of POLLIN, which would hide the wakeup we look for.
+// Forks a child that stops itself at once (SIGSTOP) and, once resumed, runs
+// `body`, writes one byte to `ran_fd` (when >= 0) and stops itself again;
+// returns once the first stop is seen. With `own_group` the child leads its own
+// process group, so that whatever it forks dies with it; without, it stays in
+// the caller's.
+pid_t fork_stopped(const std::function<void()>& body, bool own_group, int ran_fd = -1);
+
+// A forked child that stops itself at once and, once resumed, runs and stops
+// itself again: a task whose context switches we cause at a moment of our
+// choosing. It stays alive: once the monitored task exits, perf_poll() reports
+// POLLHUP instead of POLLIN, which would hide the wakeup we look for.
 class StoppedChild {
  public:
   // Once resumed the child runs `after_resume` (if any) before it stops again.
-  // It leads its own process group, so that whatever it forks dies with it.
   explicit StoppedChild(std::function<void()> after_resume = {});  // returns once the child is stopped
   StoppedChild(const StoppedChild&) = delete;
   StoppedChild& operator=(const StoppedChild&) = delete;
@@ -29,8 +35,14 @@ class StoppedChild {
   pid_t pid() const { return pid_; }
   void resume() const;  // SIGCONT: it switches in, runs, stops again (switching out)
 
+  // Whether, within `budget` of resume(), it ran `after_resume` to the end and
+  // stopped again: the proof that the trigger ran.
+  bool ran(std::chrono::milliseconds budget);
+
  private:
+  int ran_fd_ = -1;
   pid_t pid_ = -1;
+  bool stopped_again_ = false;
 };
 
 // An anonymous private page, mapped for as long as this lives: each one is a
@@ -46,10 +58,6 @@ class AnonymousPage {
  private:
   void* address_;
 };
-
-// Forks a child that runs `body`, then stops itself (SIGSTOP) to stay alive;
-// for use inside a StoppedChild, whose process group it joins.
-pid_t fork_and_stop(const std::function<void()>& body);
 
 // poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if none).
 short wait_readable(int fd, std::chrono::milliseconds budget);

@@ -8,8 +8,12 @@ std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
     case Verdict::kDelivered: return "delivered";
     case Verdict::kNotDelivered: return "not-delivered";
+    case Verdict::kMisdelivered: return "misdelivered";
+    case Verdict::kNoWakeup: return "no-wakeup";
+    case Verdict::kNoRecord: return "no-record";
     case Verdict::kUnsupported: return "unsupported";
     case Verdict::kMeasured: return "measured";
+    case Verdict::kWrongCount: return "wrong-count";
     case Verdict::kError:
     case Verdict::kNone: return "error";
   }

@@ -9,12 +9,17 @@
 namespace sigwake {
 
 // The same words as harness/sigwake/verdicts.py.
+// Every word but error (and none) is a kernel verdict: what the kernel did.
 enum class Verdict {
   kNone,          // not decided yet: reported as an error
-  kDelivered,     // the signal (or, for poll controls, the wakeup) arrived
-  kNotDelivered,  // the wakeup condition happened (record written, POLLIN) but no signal by the deadline
-  kUnsupported,   // the kernel rejected the setup; the reason carries errno
-  kMeasured,      // a figure, not pass/fail: the evidence carries it
+  kDelivered,     // the wakeup happened and the signal arrived as promised (for poll controls: poll() woke)
+  kNotDelivered,  // the wakeup happened (record written, POLLIN) but no signal by the deadline
+  kMisdelivered,  // a signal came, but to another thread, with other siginfo, or another number of them
+  kNoWakeup,      // the records were written past the watermark, but poll() never reported POLLIN
+  kNoRecord,      // the trigger ran, but the kernel wrote no record for it
+  kUnsupported,   // the kernel refused the setup (a probe or the errno says why)
+  kMeasured,      // a figure that matches the kernel's documented model (memlock_budget)
+  kWrongCount,    // a figure that differs from the kernel's documented model
   kError,         // the reproducer itself failed; never a kernel verdict
 };
 

@@ -11,15 +11,19 @@
 
 namespace sigwake {
 
+std::uint32_t ring_data_bytes(unsigned data_pages_log2) {
+  return static_cast<std::uint32_t>(sysconf(_SC_PAGESIZE)) << data_pages_log2;
+}
+
 RingBuffer RingBuffer::map(int fd, unsigned data_pages_log2) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t data_size = page << data_pages_log2;
   const std::size_t length = page + data_size;
   void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) {
-    if (errno == EPERM || errno == EINVAL || errno == ENOMEM) {
-      throw Unsupported(errno_text("mmap of the perf ring buffer"));
-    }
+    // EPERM is the kernel's locked-memory policy (perf_event_mlock_kb,
+    // RLIMIT_MEMLOCK); EINVAL or ENOMEM for a buffer we sized is our mistake.
+    if (errno == EPERM) throw Unsupported(errno_text("mmap of the perf ring buffer (locked-memory limit)"));
     throw ReproError(errno_text("mmap of the perf ring buffer"));
   }
   return RingBuffer(base, length, data_size);

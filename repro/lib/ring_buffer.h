@@ -9,10 +9,13 @@
 
 namespace sigwake {
 
+// The bytes of 2^data_pages_log2 data pages on this machine.
+std::uint32_t ring_data_bytes(unsigned data_pages_log2);
+
 class RingBuffer {
  public:
   // Maps 1 + 2^data_pages_log2 pages of `fd` read-write (the consumer owns data_tail).
-  // A kernel refusal (EPERM from the mlock budget, EINVAL) throws Unsupported.
+  // EPERM (the locked-memory budget) throws Unsupported; any other failure is ours.
   static RingBuffer map(int fd, unsigned data_pages_log2);
 
   RingBuffer(RingBuffer&& other) noexcept;
@@ -26,8 +29,6 @@ class RingBuffer {
 
   // Reads every record from data_tail to data_head, then releases them to the kernel.
   RecordRead consume();
-
-  const perf_event_mmap_page& meta() const { return *meta_; }
 
  private:
   RingBuffer(void* base, std::size_t length, std::size_t data_size);

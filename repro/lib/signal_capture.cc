@@ -59,11 +59,9 @@ SignalCapture::SignalCapture(int signo) : signo_(signo) {
 }
 
 SignalCapture::~SignalCapture() {
-  // A late signal may still be pending; under the default action (SIGIO's is to
-  // terminate) unblocking would kill us. Ignoring discards it first.
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(signo_, &ignore, nullptr);
+  // A signal still pending is counted, never discarded: take it with our handler
+  // installed, then put the old action and mask back.
+  accept_pending();
   if (!was_blocked_) {
     sigset_t set = only(signo_);
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
@@ -87,15 +85,16 @@ bool SignalCapture::wait_for(int n, const Deadline& deadline, int stop_fd) const
   check(pthread_sigmask(SIG_SETMASK, nullptr, &unblocked) == 0, "pthread_sigmask(query)");
   sigdelset(&unblocked, signo_);
   pollfd stop{stop_fd, POLLIN, 0};
+  // At least one ppoll even past the deadline: a signal that is already pending
+  // is taken (ppoll swaps the mask atomically) before anyone says none came.
   while (count() < n) {
-    if (deadline.expired()) return false;
     const timespec left = deadline.remaining_timespec();
-    // ppoll swaps the mask atomically: a signal already pending runs at once.
     const int rc = ppoll(stop_fd >= 0 ? &stop : nullptr, stop_fd >= 0 ? 1 : 0, &left, &unblocked);
     check(rc >= 0 || errno == EINTR, "ppoll");
     if (rc > 0) return count() >= n;
+    if (rc == 0 && deadline.expired()) break;
   }
-  return true;
+  return count() >= n;
 }
 
 int SignalCapture::collect(std::chrono::nanoseconds grace, std::chrono::nanoseconds settle, int most) const {
@@ -105,8 +104,18 @@ int SignalCapture::collect(std::chrono::nanoseconds grace, std::chrono::nanoseco
 
 void SignalCapture::accept_pending() const {
   sigset_t set = only(signo_);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);  // a pending one runs its handler here
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+SignalCapture::Unblocked::Unblocked(const SignalCapture& capture) : signo_(capture.signo_) {
+  sigset_t set = only(signo_);
   check(pthread_sigmask(SIG_UNBLOCK, &set, nullptr) == 0, "pthread_sigmask(SIG_UNBLOCK)");
-  check(pthread_sigmask(SIG_BLOCK, &set, nullptr) == 0, "pthread_sigmask(SIG_BLOCK)");
+}
+
+SignalCapture::Unblocked::~Unblocked() {
+  sigset_t set = only(signo_);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 }  // namespace sigwake

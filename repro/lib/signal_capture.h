@@ -33,7 +33,6 @@ class SignalCapture {
   SignalCapture& operator=(const SignalCapture&) = delete;
   ~SignalCapture();  // restores the old action and mask
 
-  int signo() const { return signo_; }
   int count() const;
   std::vector<Delivery> deliveries() const;
 
@@ -47,6 +46,20 @@ class SignalCapture {
 
   // Lets an already pending signal run its handler now, without sleeping.
   void accept_pending() const;
+
+  // While it lives, the calling thread has the signal unblocked: a signal
+  // directed at the process may land here (a decoy for thread-directed ones),
+  // and one sent to this thread runs at once, as in rr's probe.
+  class Unblocked {
+   public:
+    explicit Unblocked(const SignalCapture& capture);
+    Unblocked(const Unblocked&) = delete;
+    Unblocked& operator=(const Unblocked&) = delete;
+    ~Unblocked();
+
+   private:
+    int signo_;
+  };
 
  private:
   int signo_;

@@ -34,6 +34,22 @@ TEST(SignalCapture, WaitEndsAtTheDeadline) {
   EXPECT_EQ(capture.count(), 0);
 }
 
+TEST(SignalCapture, APendingSignalIsTakenEvenPastTheDeadline) {
+  // Descheduled past the grace: the signal is pending, the deadline has passed.
+  SignalCapture capture(SIGUSR1);
+  const Deadline expired(0ms);
+  ASSERT_EQ(kill(getpid(), SIGUSR1), 0);
+  ASSERT_TRUE(expired.expired());
+  EXPECT_TRUE(capture.wait_for(1, expired));
+  EXPECT_EQ(capture.count(), 1);
+}
+
+TEST(SignalCapture, CollectTakesAPendingSignalWithNoGraceLeft) {
+  SignalCapture capture(SIGUSR2);
+  ASSERT_EQ(kill(getpid(), SIGUSR2), 0);
+  EXPECT_EQ(capture.collect(0ns, 0ns), 1);
+}
+
 TEST(SignalCapture, RealTimeSignalsQueueEach) {
   const int signo = SIGRTMIN + 1;
   SignalCapture capture(signo);

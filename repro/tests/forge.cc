@@ -1,0 +1,55 @@
+// A reproducer that tries to forge the guest's console frames: it looks for the
+// boot token where a process could find it (the command line, the token file)
+// and for a way onto the console (its stdin, /dev/console, /dev/ttyS0), and
+// writes a frame with a far-ahead sequence number wherever it can. It reports
+// what it found; the guest's real frames must survive it.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string token_in(const char* path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string all = text.str();
+  const std::string key = "sigwake.token=";
+  const auto at = all.find(key);
+  if (at != std::string::npos) return all.substr(at + key.size(), all.find_first_of(" \n", at) - at - key.size());
+  return std::string(path) == "/sigwake/token" ? all.substr(0, all.find('\n')) : "";
+}
+
+bool is_console(int fd) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && (major(st.st_rdev) == 5 || major(st.st_rdev) == 4);
+}
+
+}  // namespace
+
+int main() {
+  std::string token = token_in("/proc/cmdline");
+  const bool cmdline_token = !token.empty();
+  const std::string file_token = token_in("/sigwake/token");
+  if (token.empty()) token = file_token;
+  const bool stdin_console = is_console(STDIN_FILENO);
+  const int console = open("/dev/console", O_WRONLY | O_NOCTTY);
+  const int serial = open("/dev/ttyS0", O_WRONLY | O_NOCTTY);
+  // A frame with another token, or none known, is still written: it must be rejected, not disrupt.
+  const std::string forged = "SIGWAKE " + (token.empty() ? std::string("0000000000000000") : token) +
+                             " 999999 00000000 ok 1 forged\n";
+  int written = 0;
+  for (int fd : {stdin_console ? STDIN_FILENO : -1, console, serial}) {
+    if (fd >= 0) written += write(fd, forged.data(), forged.size()) == static_cast<ssize_t>(forged.size());
+  }
+  std::printf("KTAP version 1\n1..1\n# cmdline_token=%d\n# token_file_readable=%d\n# stdin_is_console=%d\n"
+              "# console_openable=%d\n# serial_openable=%d\n# forged_frames_written=%d\n# verdict=measured\nok 1 forge\n",
+              cmdline_token, !file_token.empty(), stdin_console, console >= 0, serial >= 0, written);
+  return 0;
+}
