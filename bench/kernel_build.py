@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from sigwake import binaries, kconfig, qemu  # noqa: E402
+from sigwake import binaries, kconfig, qemu, source_tree  # noqa: E402
 from sigwake.bisect import Probe, bisect_tree  # noqa: E402
 from sigwake.build import BuildRequest, KernelBuilder, git  # noqa: E402
 from sigwake.cli import REPO, default_cache  # noqa: E402
@@ -33,12 +33,6 @@ from sigwake.progress import Progress  # noqa: E402
 FIX = REPO / "harness/tests/kernel-patches/0001-perf-ring_buffer-signal-FASYNC-readers-at-watermark-wakeups-6.1.patch"
 
 
-def commit(tree: Path, message: str) -> str:
-    git(tree, "add", "-f", "-A")
-    git(tree, "-c", "user.name=bench", "-c", "user.email=bench@sigwake", "commit", "-q", "-m", message)
-    return git(tree, "rev-parse", "HEAD").strip()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=None)
@@ -46,13 +40,10 @@ def main() -> int:
     args = parser.parse_args()
     quiet = Progress(quiet=True)
     fragments = tuple(kconfig.default_fragments(REPO / "kernel-configs"))
-    tarball = KernelCache(default_cache()).source_tarball("6.1", quiet)
     with tempfile.TemporaryDirectory(prefix="sigwake-bench-") as tmp:
         work = Path(tmp)
-        subprocess.run(["tar", "-xJf", str(tarball), "-C", str(work)], check=True)
-        tree = work / "linux-source-6.1"
-        git(tree, "init", "-q")
-        base = commit(tree, "base")
+        tree = source_tree.unpack(KernelCache(default_cache()), "6.1", work / "tree", quiet)
+        base = git(tree, "rev-parse", "HEAD").strip()
         ccache = work / "ccache"
         jobs = {"jobs": args.jobs} if args.jobs else {}
 
@@ -61,7 +52,7 @@ def main() -> int:
         warm_built = warm.build(BuildRequest(tree, fragments), quiet)
         with (tree / "kernel/events/ring_buffer.c").open("a") as f:
             f.write("/* bench: touched */\n")
-        commit(tree, "touch ring_buffer.c")
+        source_tree.commit_all(tree, "touch ring_buffer.c")
         incremental = warm.build(BuildRequest(tree, fragments), quiet)
         print(f"linux-source-6.1, {warm.jobs} jobs, fragments {', '.join(f.stem for f in fragments)}")
         print(f"  cold build (empty ccache):          {cold.seconds:7.1f} s")
@@ -88,11 +79,11 @@ def main() -> int:
             git(tree, "reset", "-q", "--hard", base)
             for i in range(args.bisect):
                 if i == args.bisect // 2:
-                    git(tree, "-c", "user.name=bench", "-c", "user.email=bench@sigwake", "am", "-q", str(FIX))
+                    source_tree.apply_mail(tree, FIX)
                 else:
                     with (tree / "kernel/sys.c").open("a") as f:
                         f.write(f"/* bench: unrelated {i} */\n")
-                    commit(tree, f"unrelated {i}")
+                    source_tree.commit_all(tree, f"unrelated {i}")
             probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio",
                           GuestConfig(accel, privileges=("root",), repeat=3), work)
             report = bisect_tree(warm, tree, fragments, base, "HEAD", True, probe, quiet)

@@ -14,7 +14,7 @@ from . import binaries, kconfig, qemu, results
 from .bisect import Probe, bisect_debian, bisect_tree, run_step
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
-from .guest import GuestConfig
+from .guest import PRIVILEGES, GuestConfig
 from .kernels import KernelCache
 from .matrix import RunConfig, run_matrix
 from .patches import PatchError
@@ -39,9 +39,11 @@ def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = Fals
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
 
 
-def guest_options(p: argparse.ArgumentParser) -> None:
+def guest_options(p: argparse.ArgumentParser, passes: tuple[str, ...]) -> None:
     p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
     p.add_argument("--repeat", type=int, default=5, help="runs of each case per kernel")
+    p.add_argument("--passes", default=",".join(passes),
+                   help=f"privilege passes, comma-separated, of {', '.join(PRIVILEGES)} (default: %(default)s)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -55,13 +57,13 @@ def parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate-patch", help="build and boot a tree without and with patches; compare")
     kernel_source_options(validate, tree_required=True)
-    guest_options(validate)
+    guest_options(validate, PRIVILEGES)
     validate.add_argument("--patch", action="append", type=Path, required=True, help="format-patch or mbox; repeatable")
     validate.add_argument("--repro", action="append", default=[], help="reproducer program(s) to run (default: all)")
 
     bisect = sub.add_parser("bisect", help="the first commit, or Debian package, whose behaviour changed")
     kernel_source_options(bisect)
-    guest_options(bisect)
+    guest_options(bisect, ("root",))
     bisect.add_argument("--good", help="a commit with the old behaviour")
     bisect.add_argument("--bad", help="a commit with the new behaviour")
     bisect.add_argument("--fixed", action="store_true", help="look for a fix (terms broken/fixed), not a regression")
@@ -70,7 +72,7 @@ def parser() -> argparse.ArgumentParser:
 
     step = sub.add_parser("bisect-step", help="one `git bisect run` step (used by bisect)")
     kernel_source_options(step, tree_required=True)
-    guest_options(step)
+    guest_options(step, ("root",))
     step.add_argument("--repro", required=True)
     step.add_argument("--old", required=True)
     step.add_argument("--new", required=True)
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "bisect-step":
             return bisect_step_command(args, Progress(stream=sys.stderr))
         return run_command(args)
-    except (BuildError, PatchError, DebianError) as e:
+    except (BuildError, PatchError, DebianError, ValueError) as e:
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
         return 1
 
@@ -120,6 +122,8 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"recorded in {config.results_dir}/ (matrix.md and <kernel-id>.json with console logs)")
     for failure in summary.failures:
         print(f"not tested: {failure}", file=sys.stderr)
+    for warning in summary.warnings:
+        print(warning, file=sys.stderr)
     return 1 if summary.failures else 0
 
 
@@ -146,7 +150,11 @@ def build_command(args: argparse.Namespace, progress: Progress) -> int:
 
 def guest_config(args: argparse.Namespace) -> GuestConfig:
     accel = qemu.choose_accel(args.accel)
-    return GuestConfig(accel, repeat=args.repeat, privileges=("root",))
+    passes = tuple(p for p in args.passes.split(",") if p)
+    unknown = sorted(set(passes) - set(PRIVILEGES))
+    if unknown:
+        raise ValueError(f"--passes: unknown pass {', '.join(unknown)}; there are {', '.join(PRIVILEGES)}")
+    return GuestConfig(accel, repeat=args.repeat, privileges=passes)
 
 
 def validate_command(args: argparse.Namespace, progress: Progress) -> int:

@@ -17,11 +17,12 @@ FIX: Version = (6, 10)
 FIX_SOURCE = ("fd20bb51ed39 \"perf/ring_buffer: Trigger IO signals for watermark_wakeup\" (v6.10): before it, "
               "perf_output_wakeup() in kernel/events/ring_buffer.c woke poll waiters without setting pending_kill")
 
-# Cases whose signal can only come from a watermark wakeup (perf_output_wakeup()).
+# Cases whose signal can only come from the ring buffer's output wakeup (perf_output_wakeup()):
+# at a watermark, or (bpf_output_wakeup_events) after wakeup_events samples that are no overflows.
 WATERMARK_SIGNAL_CASES = (
-    "watermark_sigio", "mmap_record_sigio", "setown_ex_tid_watermark", "setsig_siginfo_watermark",
-    "set_output_sigio_fasync_on_source", "set_output_sigio_fasync_on_both", "inherit_wakeup_watermark",
-    "exactly_once", "bpf_output_sigio",
+    "watermark_sigio", "watermark_sigio_default_signal", "mmap_record_sigio", "setown_ex_tid_watermark",
+    "setsig_siginfo_watermark", "set_output_sigio_fasync_on_source", "set_output_sigio_fasync_on_both",
+    "inherit_wakeup_watermark", "exactly_once", "bpf_output_sigio", "bpf_output_wakeup_events",
 )
 
 
@@ -54,7 +55,7 @@ TABLE: tuple[Expectation, ...] = (
         "Debian builds with CONFIG_BPF_UNPRIV_DEFAULT_OFF (kernel.unprivileged_bpf_disabled=2): loading a BPF "
         "program needs CAP_BPF or CAP_SYS_ADMIN (EPERM)",
         privileges=USER_PASSES, origins=("debian",),
-    ) for case in ("bpf_output_sigio", "bpf_output_perf_buffer")),
+    ) for case in ("bpf_output_sigio", "bpf_output_wakeup_events", "bpf_output_perf_buffer")),
     Expectation(
         "switch_support_cpu_wide", Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
         "a CPU-wide event needs CAP_PERFMON (or CAP_SYS_ADMIN) unless perf_event_paranoid <= 0: "
@@ -78,15 +79,15 @@ TABLE: tuple[Expectation, ...] = (
     ),
     *(Expectation(
         case, Verdict.DELIVERED, Verdict.DELIVERED, None,
-        "__perf_event_overflow() in kernel/events/core.c sets pending_kill = POLL_IN for every sample overflow; "
+        "__perf_event_overflow() in kernel/events/core.c sets pending_kill = POLL_IN for every sample overflow and "
+        "queues the wakeup itself, with no ring-buffer wakeup (these cases' rings never reach their watermark); "
         "F_SETOWN_EX/F_OWNER_TID (Linux 2.6.32, fcntl(2)) directs send_sigio() to one thread, and with F_SETSIG "
         "send_sigio_to_task() in fs/fcntl.c fills si_code, si_band and si_fd",
     ) for case in ("overflow_sigio", "setown_ex_tid_overflow", "setsig_siginfo_overflow")),
     Expectation(
         "inherit_wakeup_overflow", Verdict.DELIVERED, Verdict.DELIVERED, None,
-        "an inherited event's overflow signals perf_event_fasync() of the parent event (kernel/events/core.c); "
-        "its poll() wakeup reaches the parent since 961c39121759 \"perf: Always wake the parent event\" "
-        "(v5.17; stable 5.16.10 and 5.10.101)",
+        "an inherited child event's overflow signals through perf_event_fasync(), which returns the parent event's "
+        "fasync list (kernel/events/core.c): the parent's owner gets the signal",
     ),
     Expectation(
         "bpf_output_perf_buffer", Verdict.DELIVERED, Verdict.DELIVERED, None,
@@ -94,7 +95,7 @@ TABLE: tuple[Expectation, ...] = (
         "woken poll and epoll waiters (libbpf's perf_buffer consumer)",
     ),
     Expectation(
-        "wakeup_events_nonsample", Verdict.NOT_DELIVERED, Verdict.NOT_DELIVERED, None,
+        "wakeup_events_nonsample", Verdict.NO_WAKEUP, Verdict.NO_WAKEUP, None,
         "wakeup_events counts samples only: perf_output_sample() in kernel/events/core.c bumps rb->events, "
         "the SWITCH record path does not, and two records stay below the default half-buffer watermark",
     ),
@@ -108,9 +109,9 @@ TABLE: tuple[Expectation, ...] = (
     ),
     Expectation(
         "memlock_budget", Verdict.MEASURED, Verdict.MEASURED, None,
-        "a figure: perf_mmap() in kernel/events/core.c charges perf_event_mlock_kb x online CPUs per user, then "
-        "RLIMIT_MEMLOCK per process (Documentation/admin-guide/perf-security.rst); the evidence compares the "
-        "count with that accounting",
+        "perf_mmap() in kernel/events/core.c charges perf_event_mlock_kb x online CPUs per user, then "
+        "RLIMIT_MEMLOCK per process, and refuses (EPERM) past both without CAP_IPC_LOCK "
+        "(Documentation/admin-guide/perf-security.rst): the count equals that accounting's prediction",
     ),
 )
 
@@ -139,6 +140,14 @@ def expected(repro: str, release: str, privilege: str = "root", origin: str = "d
     return None
 
 
+def correct(repro: str, privilege: str = "root", origin: str = "file") -> Verdict | None:
+    """The behaviour of a kernel with every known fix: what a patch should leave or make true."""
+    for row in TABLE:
+        if row.applies(repro, privilege, origin):
+            return row.after
+    return None
+
+
 @dataclass(frozen=True)
 class Mismatch:
     kernel: str
@@ -159,7 +168,8 @@ class Mismatch:
 def classify(measured: Verdict, wanted: Verdict) -> str:
     if wanted is Verdict.NOT_DELIVERED and measured is Verdict.DELIVERED:
         return "unexpected fix"
-    if wanted is Verdict.DELIVERED and measured is Verdict.NOT_DELIVERED:
+    if (wanted in (Verdict.DELIVERED, Verdict.MEASURED, Verdict.NO_WAKEUP) and measured.is_kernel_verdict
+            and measured is not Verdict.UNSUPPORTED):
         return "regression"
     return "mismatch"
 

@@ -5,10 +5,12 @@ that panics, hangs or prints no complete report becomes a recorded verdict."""
 from __future__ import annotations
 
 import secrets
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import console, ktap, qemu
+from . import console, initramfs, ktap, qemu
 from .kernels import Kernel
 from .repeats import CaseRun, combine
 from .results import BootRecord, ReproResult
@@ -71,10 +73,11 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
         if problem is not None and run.result is None and status != "ok":
             runs.append(CaseRun(run.program, run.privilege, cut_off, f"was running when the boot ended: {detail}", {}))
         elif problem is not None:
-            runs.append(CaseRun(run.program, run.privilege, problem[0], problem[1], {}, took))
+            runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took))
         else:
+            judged = run.document.judged(run.case or run.program, run.ended(), run.exit_code, run.case is not None)
             runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path)
-                     for case, verdict, reason, evidence in run.document.verdicts()]
+                     for case, verdict, reason, evidence in judged]
     ran = {(run.privilege, run.program) for run in report.runs}
     for privilege in privileges:
         for program in programs:
@@ -100,9 +103,17 @@ def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestCo
     token = secrets.token_hex(8)
     timeout_s = config.timeout_for(len(programs))
     append = (
-        f"sigwake.token={token}", f"sigwake.timeout_ms={config.repro_timeout_ms}", f"sigwake.mode={mode}",
+        f"sigwake.timeout_ms={config.repro_timeout_ms}", f"sigwake.mode={mode}",
         f"sigwake.repeat={config.repeat}", f"sigwake.passes={','.join(config.privileges)}",
     )
-    request = qemu.BootRequest(kernel.image, initrd, append, config.accel, timeout_s, config.memory_mb, config.cpus)
     privileges = config.privileges if mode == "run" else ()
-    return interpret(qemu.boot(request, console_log), token, programs, privileges, timeout_s)
+    with tempfile.TemporaryDirectory(prefix="sigwake-boot-") as tmp:
+        # The token travels in the initramfs, root-only, never on the command line (see repro/guest/init.cc).
+        boot_initrd = Path(tmp) / "initrd.cpio"
+        with initrd.open("rb") as shared, boot_initrd.open("wb") as out:
+            shutil.copyfileobj(shared, out)
+            out.write(initramfs.token_archive(token))
+        request = qemu.BootRequest(kernel.image, boot_initrd, append, config.accel, timeout_s, config.memory_mb,
+                                   config.cpus)
+        outcome = qemu.boot(request, console_log)
+    return interpret(outcome, token, programs, privileges, timeout_s)

@@ -99,3 +99,9 @@ def guest_entries(init: Path, reproducers: dict[str, Path]) -> list[Entry]:
     entries.append(executable("init", init.read_bytes()))
     entries += [executable(f"repro/{name}", path.read_bytes()) for name, path in sorted(reproducers.items())]
     return entries
+
+
+def token_archive(token: str) -> bytes:
+    """A second archive for one boot: /sigwake/token, readable by root only. The kernel
+    unpacks concatenated archives in order, so it joins the shared initramfs."""
+    return encode([directory("sigwake"), Entry("sigwake/token", stat.S_IFREG | 0o400, token.encode() + b"\n")])

@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .verdicts import Verdict
+from .verdicts import Verdict, program_exit_code
+
+CaseOutcome = tuple[str, Verdict, str, dict[str, str]]  # case, verdict, reason, evidence
 
 RESULT = re.compile(r"^(?P<ok>ok|not ok) (?P<number>\d+) (?P<name>[^#]*?)\s*(?:# (?P<directive>[A-Z]+)\s*(?P<why>.*))?$")
 DIAGNOSTIC = re.compile(r"^# (?P<key>[A-Za-z0-9_.]+)=(?P<value>.*)$")
@@ -63,13 +65,36 @@ class ProgramDocument:
     cases: list[CaseDocument] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def verdicts(self) -> list[tuple[str, Verdict, str, dict[str, str]]]:
+    def verdicts(self) -> list[CaseOutcome]:
         """(case, verdict, reason, evidence) for every case; a flawed document makes each an error."""
         out = []
         for case in self.cases:
             verdict, reason = (Verdict.ERROR, "; ".join(self.problems)) if self.problems else case.decide()
             out.append((case.name, verdict, reason, case.evidence))
         return out
+
+    def judged(self, asked: str, ended: str, exit_code: int | None, one_case: bool = False) -> list[CaseOutcome]:
+        """The cases' verdicts, held against how the program ended (`ended`: "exit 1", "killed by
+        signal 9"; `exit_code` None when it did not exit). A program that reported no case is one
+        error named `asked`; with `one_case` (it ran with --case `asked`) it must report that case
+        alone; an exit the verdicts do not explain makes every case an error."""
+        cases = self.verdicts()
+        if one_case and cases and [c for c, _, _, _ in cases] != [asked]:
+            reported = ", ".join(c for c, _, _, _ in cases)
+            return [(asked, Verdict.ERROR, f"asked for case {asked}, the program reported {reported} ({ended})", {})]
+        if not cases:
+            why = "; ".join(self.problems) or "no case line"
+            return [(asked, Verdict.ERROR, f"the program reported no case ({why}) and ended: {ended}", {"ended": ended})]
+        if exit_code is None:
+            return [(c, Verdict.ERROR, f"the program reported its cases, then ended: {ended}", {**e, "ended": ended})
+                    for c, _, _, e in cases]
+        if self.problems:
+            return [(c, v, f"{why} (ended: {ended})", e) for c, v, why, e in cases]
+        owed = program_exit_code(v for _, v, _, _ in cases)
+        if exit_code != owed:
+            why = f"exit code {exit_code} contradicts the verdicts (they owe {owed})"
+            return [(c, Verdict.ERROR, why, e) for c, _, _, e in cases]
+        return cases
 
 
 def parse_program(lines: list[str]) -> ProgramDocument:
@@ -107,6 +132,8 @@ class GuestRun:
 
     program: str
     privilege: str
+    case: str | None = None  # the case asked for with --case; None: the whole program
+    exit_code: int | None = None  # None: it did not exit (killed), or the guest did not say
     document: ProgramDocument = field(default_factory=ProgramDocument)
     result: ResultLine | None = None
     duration_us: int | None = None
@@ -118,9 +145,13 @@ class GuestRun:
             return Verdict.ERROR, "the guest never reported how this program ended"
         if self.result.directive == "TIMEOUT":
             return Verdict.TIMEOUT, f"killed by the guest at its deadline: {self.result.why}"
-        if self.result.directive == "ERROR" and not self.document.cases:
-            return Verdict.ERROR, f"the reproducer died: {self.result.why}"
         return None
+
+    def ended(self) -> str:
+        """How the program ended, in words."""
+        if self.exit_code is not None:
+            return f"exit {self.exit_code}"
+        return self.result.why if self.result is not None and self.result.why else "no exit status"
 
 
 @dataclass
@@ -155,6 +186,10 @@ def parse_guest(payloads: list[str]) -> GuestReport:
         elif key == "sigwake.start":
             current, sub = GuestRun(value, privilege), []
             report.runs.append(current)
+        elif key == "sigwake.case" and current is not None:
+            current.case = value
+        elif key == "sigwake.exit" and current is not None:
+            current.exit_code = int(value)
         elif key == "sigwake.duration_us" and current is not None:
             current.duration_us = int(value)
         elif key.startswith(KERNEL_PATH) and current is not None:

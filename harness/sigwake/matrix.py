@@ -37,6 +37,7 @@ class RunConfig:
 class RunSummary:
     results: list[KernelResult] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # kernels that could not even be fetched
+    warnings: list[str] = field(default_factory=list)  # said at the start and again at the end
 
 
 def source_commit(source: Path) -> str:
@@ -46,6 +47,14 @@ def source_commit(source: Path) -> str:
 
     commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
     return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def dirty_warning(commit: str) -> str | None:
+    """Results name the commit that measured them; uncommitted changes make that name a lie."""
+    if not commit.endswith("-dirty"):
+        return None
+    return (f"WARNING: sigwake's tree has uncommitted changes ({commit}): these results cannot be traced to a "
+            "commit; commit first, then run again before you publish them")
 
 
 def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, guest: GuestConfig,
@@ -78,6 +87,9 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
     guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat)
     cache = KernelCache(config.cache)
     commit = source_commit(config.source)
+    if (warning := dirty_warning(commit)) is not None:
+        summary.warnings.append(warning)
+        progress.step(warning)
     qemu_version = qemu.qemu_version()
 
     for spec in config.kernel_specs:

@@ -36,14 +36,10 @@ def run_case(program: Path, case: str | None, timeout_s: float, privilege: str, 
     took_ms = round((time.monotonic() - start) * 1000, 2)
     lines = done.stdout.splitlines()
     path = dict(line[len(KERNEL_PATH):].split("=", 1) for line in lines if line.startswith(KERNEL_PATH))
-    cases = parse_program([line for line in lines if not line.startswith(KERNEL_PATH)]).verdicts()
-    if not cases:
-        return [CaseRun(name, privilege, Verdict.ERROR, f"no KTAP cases (exit {done.returncode})", {}, took_ms, path)]
-    worst = 1 if any(not v.is_ok for _, v, _, _ in cases) else 4 if all(v is Verdict.UNSUPPORTED for _, v, _, _ in cases) else 0
-    if done.returncode != worst:
-        why = f"exit code {done.returncode} contradicts the verdicts (expected {worst})"
-        return [CaseRun(c, privilege, Verdict.ERROR, why, evidence, took_ms, path) for c, _, _, evidence in cases]
-    return [CaseRun(c, privilege, verdict, reason, evidence, took_ms, path) for c, verdict, reason, evidence in cases]
+    document = parse_program([line for line in lines if not line.startswith(KERNEL_PATH)])
+    ended = f"exit {done.returncode}" if done.returncode >= 0 else f"killed by signal {-done.returncode}"
+    judged = document.judged(name, ended, done.returncode if done.returncode >= 0 else None)
+    return [CaseRun(c, privilege, verdict, reason, evidence, took_ms, path) for c, verdict, reason, evidence in judged]
 
 
 def run_all(binaries: Binaries, timeout_s: float, repeat: int = 1, tracer: Path | None = None) -> list[ReproResult]:

@@ -7,40 +7,66 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import expectations
 from .binaries import Binaries
 from .build import BuildRequest, BuiltKernel, KernelBuilder
 from .guest import GuestConfig, GuestOutcome, run_guest
 from .kernels import file_kernel
 from .progress import Progress
 from .results import ReproResult
-from .verdicts import Verdict
+
+
+# Evidence that defines a case beyond its verdict word, compared wherever both sides report it:
+# which signal, why (si_code), with which poll mask, and the counts a kernel bug can change while
+# the verdict word stays.
+DEFINING_EVIDENCE = ("si_signo", "si_code", "si_band", "signals_by_disable", "crossings", "buffers",
+                     "predicted_buffers", "target_signals", "source_signals", "signals_on_other_threads",
+                     "deliveries_with_wrong_siginfo")
+
+OUTCOMES = ("fixes", "regresses", "changes", "no change", "inconclusive", "lost", "appeared")
 
 
 @dataclass(frozen=True)
 class CaseChange:
     case: str
     privilege: str
-    outcome: str  # fixes, regresses, no change, inconclusive
-    before: ReproResult
-    after: ReproResult
+    outcome: str  # one of OUTCOMES
+    before: ReproResult | None  # None: the case did not run on the base kernel
+    after: ReproResult | None  # None: it did not run on the patched kernel
+    differing: tuple[str, ...] = ()  # defining evidence keys whose values changed
 
     def __str__(self) -> str:
-        def shown(r: ReproResult) -> str:
-            evidence = " ".join(f"{k}={v}" for k, v in r.evidence.items() if k in ("records", "pollin", "signals"))
-            return f"{r.verdict} ({evidence})" if evidence else str(r.verdict)
-        return f"{self.case} [{self.privilege}]: {self.outcome}: {shown(self.before)} -> {shown(self.after)}"
+        def shown(r: ReproResult | None) -> str:
+            if r is None:
+                return "missing"
+            keys = ("records", "pollin", "signals", *self.differing)
+            evidence = " ".join(f"{k}={r.evidence[k]}" for k in dict.fromkeys(keys) if k in r.evidence)
+            return f"{r.verdict} ({evidence})" if evidence else f"{r.verdict}: {r.reason}" if r.reason else str(r.verdict)
+        what = f" ({', '.join(self.differing)} changed)" if self.differing else ""
+        return f"{self.case} [{self.privilege}]: {self.outcome}{what}: {shown(self.before)} -> {shown(self.after)}"
 
 
-def compare(before: ReproResult, after: ReproResult) -> str:
+def differing_evidence(before: ReproResult, after: ReproResult) -> tuple[str, ...]:
+    return tuple(k for k in DEFINING_EVIDENCE
+                 if k in before.evidence and k in after.evidence and before.evidence[k] != after.evidence[k])
+
+
+def compare(before: ReproResult, after: ReproResult) -> tuple[str, tuple[str, ...]]:
+    """The outcome for one case and the defining evidence that changed. "fixes" and "regresses"
+    are judged against the behaviour of a kernel with every known fix (the expectations table)."""
+    if before.verdict.is_kernel_verdict and "ended" in after.evidence:
+        return "lost", ()  # it reached a verdict before; now its program died (a signal it never expected)
     if not (before.verdict.is_kernel_verdict and after.verdict.is_kernel_verdict):
-        return "inconclusive"  # an error, a timeout, a failed boot or a flaky side says nothing about the patch
-    if before.verdict is after.verdict:
-        return "no change"
-    if (before.verdict, after.verdict) == (Verdict.NOT_DELIVERED, Verdict.DELIVERED):
-        return "fixes"
-    if (before.verdict, after.verdict) == (Verdict.DELIVERED, Verdict.NOT_DELIVERED):
-        return "regresses"
-    return "inconclusive"
+        return "inconclusive", ()  # an error, a timeout, a failed boot or a flaky side says nothing
+    differing = differing_evidence(before, after)
+    if before.verdict is after.verdict and not differing:
+        return "no change", ()
+    correct = expectations.correct(before.name, before.privilege)
+    if correct is not None and after.verdict is correct and before.verdict is not correct:
+        return "fixes", differing
+    if correct is not None and before.verdict is correct:
+        return "regresses", differing
+    return "changes", differing
 
 
 @dataclass
@@ -51,13 +77,24 @@ class Validation:
 
 
 def pair(before: GuestOutcome, after: GuestOutcome) -> list[CaseChange]:
+    """Every case of either side; one that ran on one kernel only is "lost" or "appeared"."""
+    before_by_key = {(r.privilege, r.name): r for r in before.reproducers}
     after_by_key = {(r.privilege, r.name): r for r in after.reproducers}
     changes = []
-    for b in before.reproducers:
-        a = after_by_key.get((b.privilege, b.name))
-        if a is not None:
-            changes.append(CaseChange(b.name, b.privilege, compare(b, a), b, a))
+    for key in dict.fromkeys([*before_by_key, *after_by_key]):
+        b, a = before_by_key.get(key), after_by_key.get(key)
+        if b is not None and a is not None:
+            outcome, differing = compare(b, a)
+            changes.append(CaseChange(key[1], key[0], outcome, b, a, differing))
+        else:
+            changes.append(CaseChange(key[1], key[0], "lost" if a is None else "appeared", b, a))
     return changes
+
+
+def boot_built(built: BuiltKernel, initrd: Path, binaries: Binaries, config: GuestConfig, console_log: Path,
+               label: str, progress: Progress) -> GuestOutcome:
+    progress.step(f"booting the {label} kernel ({built.tree_state[:12]}) under QEMU ({config.accel.name})")
+    return run_guest(file_kernel(built.image), initrd, sorted(binaries.reproducers), config, console_log)
 
 
 def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch_files: tuple[Path, ...],
@@ -65,10 +102,7 @@ def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ..
     """Runs every program of `binaries` (select() them to narrow it) on both kernels."""
     base = builder.build(BuildRequest(tree, fragments), progress)
     patched = builder.build(BuildRequest(tree, fragments, patch_files), progress)
-    programs = sorted(binaries.reproducers)
     initrd = binaries.initramfs(work / "guest.cpio")
-    outcomes = {}
-    for label, built in (("base", base), ("patched", patched)):
-        progress.step(f"booting the {label} kernel ({built.tree_state[:12]}) under QEMU ({config.accel.name})")
-        outcomes[label] = run_guest(file_kernel(built.image), initrd, programs, config, work / f"{label}.console.log")
-    return Validation(base, patched, pair(outcomes["base"], outcomes["patched"]))
+    before = boot_built(base, initrd, binaries, config, work / "base.console.log", "base", progress)
+    after = boot_built(patched, initrd, binaries, config, work / "patched.console.log", "patched", progress)
+    return Validation(base, patched, pair(before, after))

@@ -52,8 +52,9 @@ def kernel_6_12(cache_root: Path) -> Kernel:
 
 @pytest.fixture(scope="session")
 def test_programs() -> dict[str, Path]:
-    """Misbehaving stand-ins for reproducers (repro/tests/hang.cc, crash.cc)."""
-    return {name: REPO / "build" / "repro" / "tests" / f"sigwake-test-{name}" for name in ("hang", "crash")}
+    """Misbehaving stand-ins for reproducers (repro/tests/hang.cc, crash.cc, silent.cc, liar.cc, forge.cc)."""
+    return {name: REPO / "build" / "repro" / "tests" / f"sigwake-test-{name}"
+            for name in ("hang", "crash", "silent", "liar", "forge")}
 
 
 def pytest_configure(config: pytest.Config) -> None:

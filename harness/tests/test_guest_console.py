@@ -20,13 +20,14 @@ def outcome(console: str, exit_code: int | None = 0, timed_out: bool = False, st
 
 HEADER = ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=1300", "1..2"]
 POLL_RUN = ["# sigwake.start=watermark_poll", "    KTAP version 1", "    1..1", "    # pollin=1",
-            "    # verdict=delivered", "    ok 1 watermark_poll", "# sigwake.duration_us=20000", "ok 1 watermark_poll"]
+            "    # verdict=delivered", "    ok 1 watermark_poll", "# sigwake.duration_us=20000", "# sigwake.exit=0",
+            "ok 1 watermark_poll"]
 
 
 def test_a_complete_report() -> None:
     sigio = ["# sigwake.start=watermark_sigio", "    KTAP version 1", "    1..1", "    # signals=0",
              "    # verdict=not-delivered", "    not ok 1 watermark_sigio", "# sigwake.duration_us=110000",
-             "not ok 2 watermark_sigio"]
+             "# sigwake.exit=1", "not ok 2 watermark_sigio"]
     got = interpret(outcome(console_of(HEADER + POLL_RUN + sigio + ["# sigwake.done=2"])), TOKEN, NAMES, ("root",), 60)
     assert got.release == "6.1.0-57-amd64"
     assert got.boot.status == "ok" and got.boot.init_uptime_ms == 1300
@@ -71,7 +72,8 @@ def test_a_forged_report_from_another_token_counts_for_nothing() -> None:
 
 def sigio_run(verdict: str, result: str) -> list[str]:
     return ["# sigwake.start=watermark_sigio", "    KTAP version 1", "    1..1", f"    # verdict={verdict}",
-            f"    {result} 1 watermark_sigio", "# sigwake.duration_us=100000", f"{result} 1 watermark_sigio"]
+            f"    {result} 1 watermark_sigio", "# sigwake.duration_us=100000",
+            f"# sigwake.exit={0 if result == 'ok' else 1}", f"{result} 1 watermark_sigio"]
 
 
 def test_repeated_runs_that_disagree_are_flaky_with_counts() -> None:
@@ -89,3 +91,47 @@ def test_unanimous_repeats_keep_their_verdict() -> None:
     runs = sigio_run("not-delivered", "not ok") * 5
     got = interpret(outcome(console_of(header + runs + ["# sigwake.done=5"])), TOKEN, ["watermark_sigio"], ("root",), 60)
     assert got.reproducers[0].verdict is Verdict.NOT_DELIVERED and got.reproducers[0].runs == {"not-delivered": 5}
+
+
+def run_with(body: list[str], exit_line: str, result: str) -> list[str]:
+    return ["# sigwake.start=watermark_sigio", "# sigwake.case=watermark_sigio", *("    " + b for b in body),
+            "# sigwake.duration_us=1000", exit_line, result]
+
+
+def one_run(run: list[str]) -> Verdict:
+    header = ["KTAP version 1", "# sigwake.release=6.12.1", "1..1"]
+    got = interpret(outcome(console_of(header + run + ["# sigwake.done=1"])), TOKEN, ["watermark_sigio"], ("root",), 60)
+    (result,) = got.reproducers
+    assert result.name == "watermark_sigio"
+    return result
+
+
+def test_a_program_that_prints_no_case_is_an_error_with_its_exit_status() -> None:
+    silent = one_run(run_with([], "# sigwake.exit=0", "ok 1 watermark_sigio"))
+    assert silent.verdict is Verdict.ERROR and "reported no case" in silent.reason and "exit 0" in silent.reason
+    unknown_case = one_run(run_with([], "# sigwake.exit=2", "not ok 1 watermark_sigio"))
+    assert unknown_case.verdict is Verdict.ERROR and "exit 2" in unknown_case.reason
+    partial = one_run(run_with(["KTAP version 1", "1..2", "# verdict=delivered", "ok 1 watermark_sigio"],
+                               "# sigwake.exit=0", "ok 1 watermark_sigio"))
+    assert partial.verdict is Verdict.ERROR and "planned 2 cases, reported 1" in partial.reason
+
+
+def test_a_program_must_report_the_case_it_was_asked_for() -> None:
+    other = one_run(run_with(["KTAP version 1", "1..1", "# verdict=delivered", "ok 1 watermark_poll"],
+                             "# sigwake.exit=0", "ok 1 watermark_sigio"))
+    assert other.verdict is Verdict.ERROR and "asked for case watermark_sigio" in other.reason
+
+
+def test_an_exit_status_that_contradicts_the_verdicts_is_an_error() -> None:
+    document = ["KTAP version 1", "1..1", "# verdict=delivered", "ok 1 watermark_sigio"]
+    liar = one_run(run_with(document, "# sigwake.exit=1", "not ok 1 watermark_sigio"))
+    assert liar.verdict is Verdict.ERROR and "exit code 1 contradicts" in liar.reason
+    honest = one_run(run_with(document, "# sigwake.exit=0", "ok 1 watermark_sigio"))
+    assert honest.verdict is Verdict.DELIVERED
+
+
+def test_a_program_killed_after_its_verdict_is_an_error_that_says_so() -> None:
+    document = ["KTAP version 1", "1..1", "# verdict=delivered", "ok 1 watermark_sigio"]
+    killed = one_run(run_with(document, "# sigwake.duration_us=1", "not ok 1 watermark_sigio # ERROR killed by signal 29"))
+    assert killed.verdict is Verdict.ERROR and "killed by signal 29" in killed.reason
+    assert killed.evidence["ended"] == "killed by signal 29"

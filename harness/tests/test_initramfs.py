@@ -42,3 +42,12 @@ def test_guest_initramfs_holds_init_and_every_reproducer(built: Binaries, tmp_pa
     for name, program in built.reproducers.items():
         assert entries[f"repro/{name}"].data == program.read_bytes()
     assert set(built.reproducers) >= {"watermark_sigio", "watermark_poll", "overflow_sigio"}
+
+
+def test_the_boot_token_travels_root_only_in_an_appended_archive() -> None:
+    archive = initramfs.token_archive("c0ffee")
+    (directory, token) = initramfs.decode(archive)
+    assert directory.path == "sigwake" and token.path == "sigwake/token"
+    assert token.data == b"c0ffee\n"
+    assert stat.S_IMODE(token.mode) == 0o400 and stat.S_ISREG(token.mode)  # root (uid 0 in the archive) only
+    assert len(archive) % 4 == 0  # so that the kernel finds its header right after the shared archive

@@ -3,26 +3,27 @@ with a short history made here (base; an unrelated change; the fix to
 perf_output_wakeup() from kernel-patches/; another unrelated change):
 validate-patch shows watermark_sigio going from not-delivered to delivered with
 the controls unchanged, and bisect names exactly the fix commit. linux-source-6.12
-with the upstream fix reverted is reported as a regression. The tests share one
+with the upstream fix reverted is reported as a regression, and three of
+bench/mutants/ are each caught by the case made for their bug. The tests share one
 tree per version, one build cache and one ccache (under the sigwake cache)."""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from sigwake import kconfig
+from sigwake import kconfig, source_tree
 from sigwake.binaries import Binaries
 from sigwake.bisect import Probe, bisect_tree
 from sigwake.build import BuildError, BuildRequest, KernelBuilder, git
 from sigwake.cli import REPO
 from sigwake.guest import GuestConfig
 from sigwake.kernels import KernelCache
+from sigwake.mutants import score
 from sigwake.progress import Progress
 from sigwake.qemu import Accel
 from sigwake.validate import validate_patch
@@ -47,22 +48,9 @@ class History:
     branch: str  # whatever git init named it
 
 
-def commit_all(tree: Path, message: str) -> str:
-    git(tree, "add", "-f", "-A")  # Debian's tarball ignores its own top level in .gitignore
-    git(tree, "-c", "user.name=sigwake tests", "-c", "user.email=tests@sigwake", "commit", "-q", "-m", message)
-    return git(tree, "rev-parse", "HEAD").strip()
-
-
 def touch_comment(tree: Path, path: str, text: str) -> None:
     with (tree / path).open("a") as f:
         f.write(f"/* {text} */\n")
-
-
-def unpack(tarball: Path, into: Path) -> Path:
-    subprocess.run(["tar", "-xJf", str(tarball), "-C", str(into)], check=True)
-    (tree,) = into.iterdir()
-    git(tree, "init", "-q")
-    return tree
 
 
 @pytest.fixture(scope="session")
@@ -77,14 +65,13 @@ def fragments() -> tuple[Path, ...]:
 
 @pytest.fixture(scope="session")
 def history_6_1(cache_root: Path, builder: KernelBuilder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
-    tree = unpack(KernelCache(cache_root).source_tarball("6.1", PROGRESS), tmp_path_factory.mktemp("linux-6.1"))
-    base = commit_all(tree, "base: Debian's linux-source-6.1")
+    tree = source_tree.unpack(KernelCache(cache_root), "6.1", tmp_path_factory.mktemp("linux-6.1"), PROGRESS)
+    base = git(tree, "rev-parse", "HEAD").strip()
     touch_comment(tree, "kernel/sys.c", "an unrelated change")
-    unrelated = commit_all(tree, "sys: an unrelated change")
-    git(tree, "-c", "user.name=sigwake tests", "-c", "user.email=tests@sigwake", "am", "-q", str(FIX_6_1))
-    fix = git(tree, "rev-parse", "HEAD").strip()
+    unrelated = source_tree.commit_all(tree, "sys: an unrelated change")
+    fix = source_tree.apply_mail(tree, FIX_6_1)
     touch_comment(tree, "kernel/time/time.c", "another unrelated change")
-    head = commit_all(tree, "time: another unrelated change")
+    head = source_tree.commit_all(tree, "time: another unrelated change")
     yield History(tree, base, unrelated, fix, head, git(tree, "symbolic-ref", "--short", "HEAD").strip())
     remove_tree(tree, builder)
 
@@ -148,17 +135,43 @@ def test_config_check_names_what_the_tree_dropped(history_6_1: History, builder:
         builder.build(BuildRequest(history_6_1.tree, (*fragments, essential)), PROGRESS)
 
 
-def test_6_12_with_the_fix_reverted_is_a_regression(cache_root: Path, builder: KernelBuilder,
-                                                    fragments: tuple[Path, ...], built: Binaries, accel: Accel,
-                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
-    tarball = KernelCache(cache_root).source_tarball("6.12", PROGRESS)
-    tree = unpack(tarball, tmp_path_factory.mktemp("linux-6.12"))
-    commit_all(tree, "base: Debian's linux-source-6.12")
-    programs = built.select(["watermark_sigio", *CONTROLS])
-    result = validate_patch(builder, tree, fragments, (REVERT_6_12,), programs, guest(accel),
-                            tmp_path_factory.mktemp("validate-6.12"), PROGRESS)
+@pytest.fixture(scope="session")
+def tree_6_12(cache_root: Path, builder: KernelBuilder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    tree = source_tree.unpack(KernelCache(cache_root), "6.12", tmp_path_factory.mktemp("linux-6.12"), PROGRESS)
+    yield tree
     remove_tree(tree, builder)
+
+
+def test_6_12_with_the_fix_reverted_is_a_regression(tree_6_12: Path, builder: KernelBuilder,
+                                                    fragments: tuple[Path, ...], built: Binaries, accel: Accel,
+                                                    tmp_path: Path) -> None:
+    programs = built.select(["watermark_sigio", *CONTROLS])
+    result = validate_patch(builder, tree_6_12, fragments, (REVERT_6_12,), programs, guest(accel), tmp_path, PROGRESS)
     outcomes = {c.case: c for c in result.changes}
     assert outcomes["watermark_sigio"].outcome == "regresses", str(outcomes["watermark_sigio"])
     for control in CONTROLS:
         assert outcomes[control].outcome == "no change", str(outcomes[control])
+
+
+# Three mutants from three files, each with the case made for its bug and what that case must say.
+MUTANTS = REPO / "bench" / "mutants"
+CAUGHT_BY = {
+    "04-overflow-without-pending-kill": ("overflow_sigio", Verdict.NOT_DELIVERED),
+    "06-owner-tid-treated-as-owner-pid": ("setown_ex_tid_watermark", Verdict.MISDELIVERED),
+    "10-two-signals-per-watermark-wakeup": ("exactly_once", Verdict.WRONG_COUNT),
+}
+
+
+def test_mutants_are_caught_by_the_case_made_for_their_bug(tree_6_12: Path, builder: KernelBuilder,
+                                                           fragments: tuple[Path, ...], built: Binaries,
+                                                           accel: Accel, tmp_path: Path) -> None:
+    programs = built.select(["overflow_sigio", "setown_ex_tid", "exactly_once", "watermark_poll"])
+    patches = [MUTANTS / f"{name}.patch" for name in CAUGHT_BY]
+    results = {r.name: r for r in score(builder, tree_6_12, fragments, patches, programs, guest(accel), tmp_path,
+                                        PROGRESS)}
+    for name, (case, verdict) in CAUGHT_BY.items():
+        changed = {c.case: c for c in results[name].detected_by}
+        assert case in changed, (name, [str(c) for c in results[name].changes])
+        assert changed[case].outcome == "regresses" and changed[case].after is not None
+        assert changed[case].after.verdict is verdict, str(changed[case])
+        assert "watermark_poll" not in changed, str(changed["watermark_poll"])  # the control stays put

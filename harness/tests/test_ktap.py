@@ -79,7 +79,8 @@ def guest(*runs: list[str], done: int | None = None, header: list[str] | None = 
 
 
 def run_of(name: str, number: int, body: list[str], result: str) -> list[str]:
-    return [f"# sigwake.start={name}", *("    " + b for b in body), "# sigwake.duration_us=1500", result]
+    exit_line = [] if "# ERROR" in result or "# TIMEOUT" in result else [f"# sigwake.exit={0 if result.startswith('ok') else 1}"]
+    return [f"# sigwake.start={name}", *("    " + b for b in body), "# sigwake.duration_us=1500", *exit_line, result]
 
 
 def test_guest_report_nests_each_run() -> None:
@@ -93,7 +94,9 @@ def test_guest_report_nests_each_run() -> None:
     assert first.problem() is None and first.duration_us == 1500
     assert first.document.verdicts()[0][1] is Verdict.NOT_DELIVERED
     assert hang.problem() == (Verdict.TIMEOUT, "killed by the guest at its deadline: killed at the deadline")
-    assert crash.problem() == (Verdict.ERROR, "the reproducer died: killed by signal 11")
+    assert crash.problem() is None and crash.exit_code is None
+    ((_, verdict, reason, _),) = crash.document.judged("crash", crash.ended(), crash.exit_code)
+    assert verdict is Verdict.ERROR and reason.endswith("ended: killed by signal 11")
 
 
 def test_privilege_passes_label_their_runs() -> None:

@@ -61,7 +61,8 @@ def test_a_boot_past_its_timeout_is_killed_and_recorded(tmp_path: Path, kernel_6
 def test_the_guest_kills_a_hung_reproducer_and_goes_on(tmp_path: Path, built, test_programs: dict[str, Path],
                                                        kernel_6_12: Kernel, accel: Accel) -> None:
     programs = {"a_hang": test_programs["hang"], "b_crash": test_programs["crash"],
-                "c_watermark_poll": built.reproducers["watermark_poll"]}
+                "c_watermark_poll": built.reproducers["watermark_poll"], "d_silent": test_programs["silent"],
+                "e_liar": test_programs["liar"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "misbehaving.cpio")
     config = GuestConfig(accel, repro_timeout_ms=1000, repeat=1, privileges=("root", "user-paranoid1"))
     got = run_guest(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
@@ -72,3 +73,26 @@ def test_the_guest_kills_a_hung_reproducer_and_goes_on(tmp_path: Path, built, te
     assert by_name["a_hang"].duration_ms is not None and 1000 <= by_name["a_hang"].duration_ms < 5000
     assert by_name["b_crash"].verdict is Verdict.ERROR and "signal 11" in by_name["b_crash"].reason
     assert by_name["watermark_poll"].verdict is Verdict.DELIVERED  # its case name, whatever the file is called
+    # A program that prints no case, or whose exit contradicts its verdict, is an error that says so.
+    assert by_name["d_silent"].verdict is Verdict.ERROR and "exit 0" in by_name["d_silent"].reason
+    assert by_name["liar"].verdict is Verdict.ERROR and "exit code 1 contradicts" in by_name["liar"].reason
+
+
+def test_a_reproducer_cannot_forge_the_consoles_frames(tmp_path: Path, built, test_programs: dict[str, Path],
+                                                       kernel_6_12: Kernel, accel: Accel) -> None:
+    programs = {"a_forge": test_programs["forge"], "b_watermark_poll": built.reproducers["watermark_poll"]}
+    initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "forge.cpio")
+    config = GuestConfig(accel, repeat=1, privileges=("root", "user-paranoid2"))
+    got = run_guest(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
+    assert got.boot.status == "ok", got.boot
+    forge = {r.privilege: r.evidence for r in got.reproducers if r.name == "forge"}
+    for privilege, found in forge.items():  # the token is nowhere a reproducer can read it, root included
+        assert found["cmdline_token"] == "0" and found["token_file_readable"] == "0", (privilege, found)
+        assert found["stdin_is_console"] == "0", (privilege, found)
+    unprivileged = forge["user-paranoid2"]
+    assert unprivileged["console_openable"] == "0" and unprivileged["serial_openable"] == "0", unprivileged
+    assert unprivileged["forged_frames_written"] == "0"
+    # Root could write frames onto the console; without the token they are rejected and change nothing.
+    poll = {r.privilege: r.verdict for r in got.reproducers if r.name == "watermark_poll"}
+    assert poll == {"root": Verdict.DELIVERED, "user-paranoid2": Verdict.DELIVERED}
+    assert got.boot.rejected_frames == int(forge["root"]["forged_frames_written"])

@@ -61,3 +61,18 @@ def test_matrix_shows_a_missing_cell() -> None:
     only_poll.reproducers = only_poll.reproducers[1:]
     other = result("y", "6.1.0", Verdict.NOT_DELIVERED)
     assert "| – |" in render_matrix([only_poll, other])
+
+
+def test_a_dirty_tree_is_said_loudly(tmp_path: Path) -> None:
+    from sigwake.build import git
+    from sigwake.matrix import dirty_warning, source_commit
+    git(tmp_path, "init", "-q")
+    (tmp_path / "f").write_text("one\n")
+    git(tmp_path, "add", "f")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    clean = source_commit(tmp_path)
+    assert not clean.endswith("-dirty") and dirty_warning(clean) is None
+    (tmp_path / "f").write_text("two\n")
+    dirty = source_commit(tmp_path)
+    warning = dirty_warning(dirty)
+    assert dirty == clean + "-dirty" and warning is not None and "uncommitted changes" in warning

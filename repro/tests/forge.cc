@@ -33,7 +33,11 @@ bool is_console(int fd) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--list") {
+    std::printf("forge\n");
+    return 0;
+  }
   std::string token = token_in("/proc/cmdline");
   const bool cmdline_token = !token.empty();
   const std::string file_token = token_in("/sigwake/token");

@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""Prints the suite's kernel-mutant score: each patch in bench/mutants/ (a small,
+plausible bug in the kernel's perf signal path) is applied to Debian's
+linux-source-6.12, built, booted with every reproducer in every privilege pass,
+and compared with the unpatched kernel. One row per mutant: the cases that
+changed and how, detected or survived; then the score.
+
+    bench/mutants.py [--mutant NAME ...] [--repeat N] [--passes P,...] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+
+from sigwake import binaries, kconfig, qemu, source_tree  # noqa: E402
+from sigwake.build import KernelBuilder  # noqa: E402
+from sigwake.cli import REPO, default_cache  # noqa: E402
+from sigwake.guest import PRIVILEGES, GuestConfig  # noqa: E402
+from sigwake.kernels import KernelCache  # noqa: E402
+from sigwake.mutants import score, table  # noqa: E402
+from sigwake.progress import Progress  # noqa: E402
+
+MUTANTS = Path(__file__).resolve().parent / "mutants"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mutant", action="append", default=[], help="a patch name (stem); default: all")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--passes", default=",".join(PRIVILEGES))
+    parser.add_argument("--jobs", type=int, default=None)
+    args = parser.parse_args()
+    progress = Progress()
+    patches = sorted(p for p in MUTANTS.glob("*.patch") if not args.mutant or p.stem in args.mutant)
+    cache = default_cache()
+    built = binaries.build(REPO, REPO / "build", progress)
+    tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress)
+    builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
+    config = GuestConfig(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
+    start = time.monotonic()
+    results = score(builder, tree, tuple(kconfig.default_fragments(REPO / "kernel-configs")), patches, built, config,
+                    cache / "mutants", progress)
+    print(table(results))
+    print(f"{len(patches)} mutants in {time.monotonic() - start:.0f} s (repeat {args.repeat}, passes {args.passes})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
