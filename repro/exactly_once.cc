@@ -1,7 +1,10 @@
-// A burst of watermark crossings: how many signals does each bring (0, 1 or
-// more)? Each anonymous mmap writes one PERF_RECORD_MMAP past a 1-byte
-// watermark, so each is a crossing; the signal is real-time, so every send is
-// queued and counted rather than merged.
+// Counting at the watermark; the signal is real-time, so every send is queued
+// and counted rather than merged.
+//  - exactly_once: a burst of 8 crossings (each anonymous mmap writes one
+//    PERF_RECORD_MMAP past a 1-byte watermark): one signal each, no more.
+//  - watermark_threshold: the watermark is a threshold, not "any record": set
+//    between two and three records' bytes, the first two records raise nothing,
+//    the third crosses it: POLLIN and one signal, then.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -56,6 +59,56 @@ SIGWAKE_CASE(exactly_once) {
                                                    std::to_string(crossings) + " crossings");
   }
   decide_watermark_signal(report, {crossings, (revents & POLLIN) != 0, capture.count()}, "MMAP records");
+}
+
+SIGWAKE_CASE(watermark_threshold) {
+  const int signo = SIGRTMIN + 6;
+  SignalCapture capture(signo);
+  std::uint32_t record_bytes = 0;  // one anonymous mmap's record, as this kernel writes it
+  {
+    PerfEvent probe = PerfEvent::open(mmap_watermark_attr(1), 0, -1);
+    RingBuffer ring = RingBuffer::map(probe.fd(), 0);
+    probe.enable();
+    const AnonymousPage page;
+    probe.disable();
+    record_bytes = static_cast<std::uint32_t>(ring.head());
+  }
+  if (record_bytes == 0) return report.decide(Verdict::kNoRecord, "an anonymous mmap wrote no MMAP record");
+  const std::uint32_t watermark = 2 * record_bytes + record_bytes / 2;
+  PerfEvent event = PerfEvent::open(mmap_watermark_attr(watermark), 0, -1);
+  event.request_signals(gettid(), signo, PerfEvent::Owner::kThread);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+
+  int woken_after = 0, signalled_after = 0;
+  std::optional<AnonymousPage> pages[3];
+  for (int i = 0; i < 3; ++i) {
+    event.enable();
+    pages[i].emplace();
+    event.disable();
+    const bool last = i == 2;
+    const short revents = wait_readable(event.fd(), last ? kWakeupBudget : 0ms);
+    if (last) capture.collect(kSignalGrace, kSettle);
+    else capture.accept_pending();
+    if (woken_after == 0 && (revents & POLLIN)) woken_after = i + 1;
+    if (signalled_after == 0 && capture.count() > 0) signalled_after = i + 1;
+  }
+  report.add("record_bytes", static_cast<long long>(record_bytes));
+  report.add("watermark_bytes", static_cast<long long>(watermark));
+  const int records = add_record_evidence(report, ring.consume());
+  report.add("woken_after_record", static_cast<long long>(woken_after));
+  report.add("signalled_after_record", static_cast<long long>(signalled_after));
+  add_signal_evidence(report, capture);
+
+  if (records < 3) return report.decide(Verdict::kNoRecord, std::to_string(records) + " MMAP records for 3 mmaps");
+  if ((woken_after != 0 && woken_after < 3) || (signalled_after != 0 && signalled_after < 3)) {
+    return report.decide(Verdict::kWrongCount, "a wakeup or signal came below the watermark, after record " +
+                                                   std::to_string(std::min(woken_after ? woken_after : 3,
+                                                                           signalled_after ? signalled_after : 3)));
+  }
+  if (capture.count() > 1) {
+    return report.decide(Verdict::kWrongCount, std::to_string(capture.count()) + " signals for one crossing");
+  }
+  decide_watermark_signal(report, {records, woken_after == 3, capture.count()}, "MMAP records");
 }
 
 }  // namespace sigwake

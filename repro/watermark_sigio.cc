@@ -5,6 +5,8 @@
 //    siginfo path (si_code POLL_IN).
 //  - watermark_sigio_default_signal: no F_SETSIG (owner signum 0, as rr does),
 //    so the kernel's default path sends a plain SIGIO (si_code SI_KERNEL).
+//  - watermark_sigio_process_group: F_SETOWN with a negative id, our own process
+//    group: send_sigio() walks the group's tasks instead of naming one.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -21,12 +23,13 @@
 namespace sigwake {
 namespace {
 
-void watermark_signal(Report& report, int setsig) {
+// `owner` as F_SETOWN takes it: our pid, or minus our process group.
+void watermark_signal(Report& report, int setsig, pid_t owner) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   pin_to_cpu(0);
-  StoppedChild child;
+  StoppedChild child;  // it leads a group of its own: never in ours
   PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
-  event.request_signals(getpid(), setsig);
+  event.request_signals(owner, setsig);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();
 
@@ -49,7 +52,14 @@ void watermark_signal(Report& report, int setsig) {
 
 }  // namespace
 
-SIGWAKE_CASE(watermark_sigio) { watermark_signal(report, SIGIO); }
-SIGWAKE_CASE(watermark_sigio_default_signal) { watermark_signal(report, 0); }
+SIGWAKE_CASE(watermark_sigio) { watermark_signal(report, SIGIO, getpid()); }
+SIGWAKE_CASE(watermark_sigio_default_signal) { watermark_signal(report, 0, getpid()); }
+
+SIGWAKE_CASE(watermark_sigio_process_group) {
+  // A group of our own, so that the signal reaches nobody else (not whoever started us).
+  check(setpgid(0, 0) == 0, "setpgid(0, 0)");
+  report.add("owner_pgrp", static_cast<long long>(getpgrp()));
+  watermark_signal(report, SIGIO, -getpgrp());
+}
 
 }  // namespace sigwake

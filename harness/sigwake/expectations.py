@@ -20,7 +20,8 @@ FIX_SOURCE = ("fd20bb51ed39 \"perf/ring_buffer: Trigger IO signals for watermark
 # Cases whose signal can only come from the ring buffer's output wakeup (perf_output_wakeup()):
 # at a watermark, or (bpf_output_wakeup_events) after wakeup_events samples that are no overflows.
 WATERMARK_SIGNAL_CASES = (
-    "watermark_sigio", "watermark_sigio_default_signal", "mmap_record_sigio", "setown_ex_tid_watermark",
+    "watermark_sigio", "watermark_sigio_default_signal", "watermark_sigio_process_group", "watermark_threshold",
+    "mmap_record_sigio", "setown_ex_tid_watermark",
     "setsig_siginfo_watermark", "set_output_sigio_fasync_on_source", "set_output_sigio_fasync_on_both",
     "inherit_wakeup_watermark", "exactly_once", "bpf_output_sigio", "bpf_output_wakeup_events",
 )
@@ -82,8 +83,9 @@ TABLE: tuple[Expectation, ...] = (
         "__perf_event_overflow() in kernel/events/core.c sets pending_kill = POLL_IN for every sample overflow and "
         "queues the wakeup itself, with no ring-buffer wakeup (these cases' rings never reach their watermark); "
         "F_SETOWN_EX/F_OWNER_TID (Linux 2.6.32, fcntl(2)) directs send_sigio() to one thread, and with F_SETSIG "
-        "send_sigio_to_task() in fs/fcntl.c fills si_code, si_band and si_fd",
-    ) for case in ("overflow_sigio", "setown_ex_tid_overflow", "setsig_siginfo_overflow")),
+        "send_sigio_to_task() in fs/fcntl.c fills si_code, si_band and si_fd; PERF_EVENT_IOC_REFRESH arms "
+        "event_limit, whose last overflow sets pending_kill = POLL_HUP and disables the event (perf_event_open(2))",
+    ) for case in ("overflow_sigio", "overflow_sigio_refresh", "setown_ex_tid_overflow", "setsig_siginfo_overflow")),
     Expectation(
         "inherit_wakeup_overflow", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "an inherited child event's overflow signals through perf_event_fasync(), which returns the parent event's "

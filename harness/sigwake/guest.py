@@ -26,14 +26,24 @@ class GuestConfig:
     accel: qemu.Accel
     repro_timeout_ms: int = 10_000
     boot_timeout_s: float = 0.0  # 0: derived from how many programs run
+    quiet_limit_s: float = 0.0  # 0: derived from the reproducers' deadline (see silence_s)
     memory_mb: int = 512
     cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
     repeat: int = 5
     privileges: tuple[str, ...] = PRIVILEGES
 
     def timeout_for(self, programs: int) -> float:
+        """A cap for the whole boot: every program run may take two wakeup budgets per case it holds
+        (a broken kernel makes cases wait them out); the silence watchdog catches a hung kernel long
+        before this."""
         runs = programs * self.repeat * len(self.privileges)
-        return self.boot_timeout_s or 60.0 + 2.0 * runs + self.repro_timeout_ms / 1000
+        return self.boot_timeout_s or 60.0 + 8.0 * runs + self.repro_timeout_ms / 1000
+
+    @property
+    def silence_s(self) -> float:
+        """Longer than any stretch a working guest spends without a console line: the kernel's boot
+        before /init, or one reproducer run up to its deadline."""
+        return self.quiet_limit_s or 30.0 + self.repro_timeout_ms / 1000
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,8 @@ class GuestOutcome:
 def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
     """("ok" | "timeout" | "boot-failed", what happened)."""
     panic = console.panic_line(outcome.console)
+    if outcome.timed_out and outcome.silent_s:
+        return "timeout", f"the console was silent for {outcome.silent_s:.0f} s" + (f"; {panic}" if panic else "")
     if outcome.timed_out:
         return "timeout", f"no power-off within {timeout_s:.0f} s" + (f"; {panic}" if panic else "")
     if panic and not report.done:
@@ -114,6 +126,6 @@ def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestCo
             shutil.copyfileobj(shared, out)
             out.write(initramfs.token_archive(token))
         request = qemu.BootRequest(kernel.image, boot_initrd, append, config.accel, timeout_s, config.memory_mb,
-                                   config.cpus)
+                                   config.cpus, config.silence_s)
         outcome = qemu.boot(request, console_log)
     return interpret(outcome, token, programs, privileges, timeout_s)

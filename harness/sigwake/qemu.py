@@ -68,9 +68,10 @@ class BootRequest:
     initrd: Path
     append: tuple[str, ...]  # beyond BASE_APPEND
     accel: Accel
-    timeout_s: float
+    timeout_s: float  # the whole boot
     memory_mb: int = 512
-    cpus: int = 2
+    cpus: int = 1
+    silence_s: float = 0.0  # kill QEMU once its console has been silent this long (0: never)
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class BootOutcome:
     seconds: float
     stderr: str
     command: tuple[str, ...]
+    silent_s: float = 0.0  # when killed for silence: how long the console had been quiet
 
 
 def command(request: BootRequest, console_log: Path) -> list[str]:
@@ -95,20 +97,35 @@ def command(request: BootRequest, console_log: Path) -> list[str]:
     ]
 
 
+WATCH_EVERY_S = 1.0  # how often the silence watchdog looks at the console's size
+
+
 def boot(request: BootRequest, console_log: Path) -> BootOutcome:
-    """Boots once; returns when QEMU exits or is killed at the timeout."""
+    """Boots once; returns when QEMU exits, or once it is killed at the timeout or for a console
+    silent for request.silence_s (a hung kernel, while a slow but working one keeps printing)."""
     console_log.unlink(missing_ok=True)
     argv = command(request, console_log)
     start = time.monotonic()
+    last_size, last_growth, silent_s = -1, start, 0.0
     with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True) as proc:
-        try:
-            _, stderr = proc.communicate(timeout=request.timeout_s)
-            timed_out = False
-        except subprocess.TimeoutExpired:
+        timed_out = True
+        while (now := time.monotonic()) - start < request.timeout_s:
+            try:
+                proc.wait(timeout=min(WATCH_EVERY_S, request.timeout_s - (now - start)))
+                timed_out = False
+                break
+            except subprocess.TimeoutExpired:
+                size = console_log.stat().st_size if console_log.exists() else 0
+                if size != last_size:
+                    last_size, last_growth = size, time.monotonic()
+                elif request.silence_s and time.monotonic() - last_growth > request.silence_s:
+                    silent_s = time.monotonic() - last_growth
+                    break
+        if timed_out:
             proc.kill()
-            _, stderr = proc.communicate()
-            timed_out = True
+        _, stderr = proc.communicate()
     seconds = time.monotonic() - start
     console = console_log.read_text(errors="replace") if console_log.exists() else ""
-    return BootOutcome(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, tuple(argv))
+    return BootOutcome(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, tuple(argv),
+                       round(silent_s, 1))

@@ -58,6 +58,17 @@ def test_a_boot_past_its_timeout_is_killed_and_recorded(tmp_path: Path, kernel_6
     assert got.reproducers[0].verdict is Verdict.TIMEOUT
 
 
+def test_a_silent_guest_is_killed_long_before_its_timeout(tmp_path: Path, test_programs: dict[str, Path],
+                                                          kernel_6_1: Kernel, accel: Accel) -> None:
+    # An init that never prints: the kernel is up, and nothing more will come.
+    initrd = initramfs.write([initramfs.executable("init", test_programs["hang"].read_bytes())], tmp_path / "quiet.cpio")
+    config = GuestConfig(accel, boot_timeout_s=600.0, quiet_limit_s=8.0)
+    got = run_guest(kernel_6_1, initrd, ["watermark_sigio"], config, tmp_path / "console.log")
+    assert got.boot.status == "timeout" and "silent for" in got.boot.detail, got.boot
+    assert got.boot.seconds is not None and got.boot.seconds < 60
+    assert got.reproducers[0].verdict is Verdict.TIMEOUT
+
+
 def test_the_guest_kills_a_hung_reproducer_and_goes_on(tmp_path: Path, built, test_programs: dict[str, Path],
                                                        kernel_6_12: Kernel, accel: Accel) -> None:
     programs = {"a_hang": test_programs["hang"], "b_crash": test_programs["crash"],
