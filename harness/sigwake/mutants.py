@@ -65,7 +65,9 @@ def table(results: list[MutantResult]) -> str:
     lines = ["| mutant | cases that changed | verdict |", "|---|---|---|"]
     for r in results:
         shown = "; ".join(f"{c.case} [{c.privilege}] {c.outcome}: {c.before.verdict if c.before else 'missing'} -> "
-                          f"{c.after.verdict if c.after else 'missing'}" for c in r.detected_by) or (r.build_error or "none")
+                          f"{c.after.verdict if c.after else 'missing'}"
+                          + (f" ({', '.join(c.differing)} changed)" if c.differing else "")
+                          for c in r.detected_by) or (r.build_error or "none")
         lines.append(f"| {r.name} | {shown} | {r.verdict} |")
     detected = sum(r.verdict == "detected" for r in results)
     lines += ["", f"Score: {detected} of {len(results)} mutants detected."]

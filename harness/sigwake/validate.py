@@ -19,9 +19,11 @@ from .results import ReproResult
 # Evidence that defines a case beyond its verdict word, compared wherever both sides report it:
 # which signal, why (si_code), with which poll mask, and the counts a kernel bug can change while
 # the verdict word stays.
+# (Counts that vary from run to run on a sound kernel, like the signals of two SWITCH crossings that
+# may merge, are left out: they would turn noise into "changes".)
 DEFINING_EVIDENCE = ("si_signo", "si_code", "si_band", "signals_by_disable", "crossings", "buffers",
-                     "predicted_buffers", "target_signals", "source_signals", "signals_on_other_threads",
-                     "deliveries_with_wrong_siginfo")
+                     "predicted_buffers", "buffers_at_68kb", "target_signals", "signals_on_other_threads",
+                     "deliveries_with_wrong_siginfo", "woken_after_record", "signalled_after_record")
 
 OUTCOMES = ("fixes", "regresses", "changes", "no change", "inconclusive", "lost", "appeared")
 
