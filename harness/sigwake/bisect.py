@@ -1,35 +1,207 @@
-"""Bisection of a kernel tree with `git bisect run`, or of Debian's packages of
-one flavour: the first commit (package) whose behaviour changed. Both endpoints
-are checked first; a build or boot failure, or repeated runs that disagree,
-make a step a skip (125), as syzkaller's bisection does, with a note."""
+"""Bisection the way syzkaller's pkg/bisect does it: a tester judges one candidate
+(a commit, a Debian package) and a search proposes the next from what was marked
+old, new or skip; one driver runs them in-process. Both endpoints are judged
+first. A candidate that cannot be judged (a build or boot failure, repeated runs
+that disagree, a third verdict) is skipped, with a note."""
 
 from __future__ import annotations
 
-import json
-import os
+import math
 import re
 import subprocess
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cmp_to_key
 from pathlib import Path
+from typing import Protocol
 
 import apt_pkg
 
 from .binaries import Binaries
 from .build import BuildError, BuildRequest, KernelBuilder, git
-from .guest import GuestConfig, run_guest
 from .debian import SUITE_SOURCES, Package, compare_versions
+from .guest import GuestConfig, run_guest
 from .kernels import Kernel, KernelCache, file_kernel
 from .progress import Progress
 from .verdicts import Verdict
 
-SKIP = 125
+
+class BisectError(RuntimeError):
+    """A bisection that cannot start or finish; the message says why."""
+
+
+class Mark(str, Enum):
+    OLD = "old"
+    NEW = "new"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Step:
+    candidate: str
+    verdict: Verdict | None  # None: not judged (the note says why)
+    note: str
+    mark: Mark
+
+
+class Tester(Protocol):
+    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+        """The candidate's unanimous kernel verdict, or None and why not."""
+
+
+class Search(Protocol):
+    def start(self, old: str, new: str) -> None: ...
+
+    def next(self) -> str | None:
+        """The next candidate to judge; None once the answer is known."""
+
+    def mark(self, candidate: str, mark: Mark) -> None: ...
+
+    def first_new(self) -> list[str]:
+        """The first candidate with the new behaviour; several when skips left a range."""
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class BisectReport:
+    first_changed: list[str]
+    last_old: str
+    old: Verdict
+    new: Verdict
+    steps: list[Step] = field(default_factory=list)  # both endpoints first
+    confidence: float = 0.0
+
+    def summary(self, subject: str) -> str:
+        judged = [s for s in self.steps if s.mark is not Mark.SKIP]
+        what = self.first_changed[0] if len(self.first_changed) == 1 else f"one of {', '.join(self.first_changed)}"
+        return (f"first where {subject} went from {self.old} to {self.new}: {what} (last {self.old}: {self.last_old})\n"
+                f"judged {len(self.steps)} ({len(judged)} judged, {len(self.steps) - len(judged)} skipped); "
+                f"confidence {self.confidence:.2f}")
+
+
+def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
+           progress: Progress | None = None) -> BisectReport:
+    """`old_end` shows the old behaviour, `new_end` the new one; finds where it changed."""
+    steps: list[Step] = []
+
+    def record(candidate: str, verdict: Verdict | None, note: str, mark: Mark) -> None:
+        steps.append(Step(candidate, verdict, note, mark))
+        if progress is not None:
+            progress.step(f"{candidate}: {note} -> {mark.value}")
+
+    ends = {end: tester.judge(end) for end in (old_end, new_end)}
+    for end, (verdict, note) in ends.items():
+        if verdict is None:
+            raise BisectError(f"endpoint {end} cannot be judged: {note}")
+    (old, old_note), (new, new_note) = ends[old_end], ends[new_end]
+    assert old is not None and new is not None
+    if old is new:
+        raise BisectError(f"both endpoints are {old}: nothing to bisect")
+    record(old_end, old, old_note, Mark.OLD)
+    record(new_end, new, new_note, Mark.NEW)
+    search.start(old_end, new_end)
+    try:
+        while (candidate := search.next()) is not None:
+            verdict, note = tester.judge(candidate)
+            # Anything but the two endpoint verdicts (a third one, or none) says nothing about the change.
+            mark = Mark.OLD if verdict is old else Mark.NEW if verdict is new else Mark.SKIP
+            record(candidate, verdict, note, mark)
+            search.mark(candidate, mark)
+        first = search.first_new()
+    finally:
+        search.close()
+    last_old = next(s.candidate for s in reversed(steps) if s.mark is Mark.OLD)
+    return BisectReport(first, last_old, old, new, steps, 1.0 / len(first))
+
+
+class ListSearch:
+    """Binary search over candidates in order (the first old, the last new); a skipped candidate is
+    stepped past, nearest the middle first."""
+
+    def __init__(self, candidates: list[str]) -> None:
+        self.candidates = candidates
+        self.lo, self.hi = 0, len(candidates) - 1
+        self.skipped: set[int] = set()
+
+    def start(self, old: str, new: str) -> None:
+        self.lo, self.hi = self.candidates.index(old), self.candidates.index(new)
+
+    def next(self) -> str | None:
+        middle = (self.lo + self.hi) // 2
+        inside = sorted(range(self.lo + 1, self.hi), key=lambda i: (abs(i - middle), i))
+        return next((self.candidates[i] for i in inside if i not in self.skipped), None)
+
+    def mark(self, candidate: str, mark: Mark) -> None:
+        index = self.candidates.index(candidate)
+        if mark is Mark.OLD:
+            self.lo = index
+        elif mark is Mark.NEW:
+            self.hi = index
+        else:
+            self.skipped.add(index)
+
+    def first_new(self) -> list[str]:
+        return self.candidates[self.lo + 1:self.hi + 1]
+
+    def close(self) -> None:
+        pass
+
+
+class GitSearch:
+    """git bisect's own bookkeeping, in-process: marks with `git bisect old|new|skip`, reads the
+    state back from its refs (never from what it prints), and leaves the tree where it was."""
+
+    def __init__(self, tree: Path) -> None:
+        self.tree = tree
+        branch = subprocess.run(["git", "-C", str(tree), "symbolic-ref", "-q", "--short", "HEAD"],
+                                capture_output=True, text=True, timeout=60)
+        self.original = branch.stdout.strip() if branch.returncode == 0 else git(tree, "rev-parse", "HEAD").strip()
+
+    def start(self, old: str, new: str) -> None:
+        git(self.tree, "bisect", "start")
+        git(self.tree, "bisect", "new", new)
+        git(self.tree, "bisect", "old", old)
+
+    def _refs(self, prefix: str) -> set[str]:
+        return set(git(self.tree, "for-each-ref", "--format=%(objectname)", f"refs/bisect/{prefix}").split())
+
+    def _remaining(self) -> list[str]:
+        """Commits that may still be the first new one, oldest first."""
+        new = git(self.tree, "rev-parse", "refs/bisect/new").strip()
+        return git(self.tree, "rev-list", "--reverse", new, "--not", *self._refs("old-*")).split()
+
+    def next(self) -> str | None:
+        new, skipped = git(self.tree, "rev-parse", "refs/bisect/new").strip(), self._refs("skip-*")
+        untested = [c for c in self._remaining() if c != new and c not in skipped]
+        if not untested:
+            return None
+        head = git(self.tree, "rev-parse", "HEAD").strip()  # git bisect checked out its choice
+        return head if head in untested else untested[len(untested) // 2]
+
+    def mark(self, candidate: str, mark: Mark) -> None:
+        # Its exit status says nothing we need (it fails once only skipped commits are left); the refs
+        # it writes are what counts, and they are checked.
+        subprocess.run(["git", "-C", str(self.tree), "bisect", mark.value, candidate], capture_output=True,
+                       text=True, timeout=600)
+        recorded = {Mark.OLD: self._refs("old-*"), Mark.SKIP: self._refs("skip-*")}.get(
+            mark, {git(self.tree, "rev-parse", "refs/bisect/new").strip()})
+        if candidate not in recorded:
+            raise BisectError(f"git bisect {mark.value} {candidate} was not recorded in {self.tree}")
+
+    def first_new(self) -> list[str]:
+        return self._remaining()
+
+    def close(self) -> None:
+        subprocess.run(["git", "-C", str(self.tree), "bisect", "reset", self.original], capture_output=True,
+                       text=True, timeout=600)
+        git(self.tree, "checkout", "-q", self.original)
 
 
 @dataclass(frozen=True)
 class Probe:
-    """How one kernel is judged: one case of one reproducer program, repeated."""
+    """How one kernel is judged: one case of one reproducer program, repeated, as root."""
 
     binaries: Binaries  # holding just the program
     program: str
@@ -38,7 +210,6 @@ class Probe:
     work: Path
 
     def judge(self, kernel: Kernel, label: str) -> tuple[Verdict | None, str]:
-        """The unanimous kernel verdict, or None and why not."""
         outcome = run_guest(kernel, self.binaries.initramfs(self.work / "guest.cpio"), [self.program], self.config,
                             self.work / f"{label}.console.log")
         if outcome.boot.status != "ok":
@@ -53,115 +224,38 @@ class Probe:
         return result.verdict, f"{result.verdict} x{sum(result.runs.values())}"
 
 
-@dataclass
-class Step:
-    commit: str
-    verdict: str | None
-    note: str
-    exit_code: int
+@dataclass(frozen=True)
+class TreeTester:
+    """Judges a commit of a kernel tree: check it out, build it (the builder is injected), boot it."""
+
+    builder: KernelBuilder
+    tree: Path
+    fragments: tuple[Path, ...]
+    probe: Probe
+    progress: Progress
+
+    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+        git(self.tree, "checkout", "-q", candidate)
+        try:
+            built = self.builder.build(BuildRequest(self.tree, self.fragments), self.progress)
+        except BuildError as e:
+            return None, f"build failed: {e}"
+        return self.probe.judge(file_kernel(built.image), candidate[:12])
 
 
-@dataclass
-class BisectReport:
-    first_changed: list[str]  # one commit; several when skips left a range
-    old: Verdict
-    new: Verdict
-    steps: list[Step] = field(default_factory=list)
-    confidence: float = 0.0
-
-    def summary(self, subject: str) -> str:
-        judged = [s for s in self.steps if s.exit_code != SKIP]
-        what = self.first_changed[0] if len(self.first_changed) == 1 else f"one of {', '.join(self.first_changed)}"
-        return (f"first commit where {subject} went from {self.old} to {self.new}: {what}\n"
-                f"builds: {len(self.steps)} ({len(judged)} judged, {len(self.steps) - len(judged)} skipped); "
-                f"confidence {self.confidence:.2f}")
-
-
-def judge_commit(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], probe: Probe,
-                 progress: Progress) -> tuple[Verdict | None, str]:
-    try:
-        built = builder.build(BuildRequest(tree, fragments), progress)
-    except BuildError as e:
-        return None, f"build failed: {e}"
-    return probe.judge(file_kernel(built.image), built.tree_state[:12])
-
-
-def step_exit(verdict: Verdict | None, old: Verdict, new: Verdict) -> int:
-    if verdict is old:
-        return 0
-    if verdict is new:
-        return 1
-    return SKIP
-
-
-def step_command(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], probe: Probe) -> list[str]:
-    """`sigwake bisect-step` with this bisection's settings, for `git bisect run`."""
-    repro = f"{probe.program}:{probe.case}"
-    return [sys.executable, "-m", "sigwake.cli", "bisect-step", "--tree", str(tree.resolve()), "--repro", repro,
-            "--cache", str(builder.cache.resolve()), "--jobs", str(builder.jobs), "--accel", probe.config.accel.name,
-            *(["--ccache", str(builder.ccache.resolve())] if builder.ccache else []),
-            "--repeat", str(probe.config.repeat), *[a for f in fragments for a in ("--fragment", str(f.resolve()))]]
-
-
-def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], good: str, bad: str, fixed: bool,
+def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], old: str, new: str,
                 probe: Probe, progress: Progress) -> BisectReport:
-    """`good` has the old behaviour, `bad` the new; with `fixed` the new one is the fix."""
+    """`old` has the old behaviour, `new` the new one (a regression or a fix alike); the tree is left
+    on the branch or commit it was on."""
     if git(tree, "status", "--porcelain", "--untracked-files=no").strip():
-        raise BuildError(f"{tree} has uncommitted changes: bisection checks out other commits")
-    branch = subprocess.run(["git", "-C", str(tree), "symbolic-ref", "-q", "--short", "HEAD"], capture_output=True,
-                            text=True)
-    original = branch.stdout.strip() if branch.returncode == 0 else git(tree, "rev-parse", "HEAD").strip()
-    # Names like HEAD move once we check out an endpoint: pin both to commits now.
-    good, bad = (git(tree, "rev-parse", "--verify", f"{ref}^{{commit}}").strip() for ref in (good, bad))
-    old_term, new_term = ("broken", "fixed") if fixed else ("good", "bad")
-    steps_log = probe.work / "steps.jsonl"
-    steps_log.unlink(missing_ok=True)
+        raise BisectError(f"{tree} has uncommitted changes: bisection checks out other commits")
+    # Names like HEAD move once an endpoint is checked out: pin both to commits now.
+    old, new = (git(tree, "rev-parse", "--verify", f"{ref}^{{commit}}").strip() for ref in (old, new))
+    search = GitSearch(tree)
     try:
-        verdicts = {}
-        for name, commit in (("old", good), ("new", bad)):
-            git(tree, "checkout", "-q", commit)
-            verdicts[name], note = judge_commit(builder, tree, fragments, probe, progress)
-            progress.step(f"endpoint {commit}: {note}")
-            if verdicts[name] is None:
-                raise BuildError(f"endpoint {commit} cannot be judged: {note}")
-        old, new = verdicts["old"], verdicts["new"]
-        assert old is not None and new is not None
-        if old is new:
-            raise BuildError(f"both endpoints are {old}: nothing to bisect")
-        git(tree, "bisect", "start", f"--term-old={old_term}", f"--term-new={new_term}", bad, good)
-        command = [*step_command(builder, tree, fragments, probe), "--old", str(old), "--new", str(new),
-                   "--steps-log", str(steps_log)]
-        harness = str(Path(__file__).resolve().parents[1])  # so that the step finds this package
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [harness, os.environ.get("PYTHONPATH")]))}
-        done = subprocess.run(["git", "-C", str(tree), "bisect", "run", *command], capture_output=True, text=True,
-                              env=env)
-        (probe.work / "bisect-run.log").write_text(done.stdout + done.stderr)
-        first = re.findall(rf"^([0-9a-f]{{40}}) is the first {new_term} commit", done.stdout, re.M)
-        if not first:
-            candidates = re.findall(r"^([0-9a-f]{40})$", done.stdout, re.M)
-            if not candidates:
-                raise BuildError(f"git bisect run ended without an answer; see {probe.work / 'bisect-run.log'}")
-            first = candidates
+        return bisect(search, TreeTester(builder, tree, fragments, probe, progress), old, new, progress)
     finally:
-        # Leave the tree on the branch (or commit) it was on, bisection or not.
-        subprocess.run(["git", "-C", str(tree), "bisect", "reset", original], capture_output=True, text=True)
-        git(tree, "checkout", "-q", original)
-    steps = [Step(**json.loads(line)) for line in steps_log.read_text().splitlines()] if steps_log.exists() else []
-    # Every judged step was unanimous over its runs; what lowers confidence is a range left by skips.
-    return BisectReport(first, old, new, steps, 1.0 / len(first))
-
-
-def run_step(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], probe: Probe, old: Verdict,
-             new: Verdict, steps_log: Path, progress: Progress) -> int:
-    """One `git bisect run` step: 0 for the old behaviour, 1 for the new, 125 to skip."""
-    commit = git(tree, "rev-parse", "HEAD").strip()
-    verdict, note = judge_commit(builder, tree, fragments, probe, progress)
-    code = step_exit(verdict, old, new)
-    with steps_log.open("a") as log:
-        log.write(json.dumps({"commit": commit, "verdict": str(verdict) if verdict else None, "note": note,
-                              "exit_code": code}) + "\n")
-    print(f"sigwake: {commit[:12]}: {note} -> {code}", file=sys.stderr)
-    return code
+        git(tree, "checkout", "-q", search.original)
 
 
 # A Debian kernel package of one flavour: linux-image-6.1.0-57-amd64, linux-image-6.12.95+deb12-amd64,
@@ -170,18 +264,8 @@ def flavour_pattern(flavour: str) -> str:
     return rf"linux-(image|binary)-\d+\.\d+(\.\d+)?(-\d+|\+deb\d+(\.\d+)?)-{re.escape(flavour)}"
 
 
-@dataclass
-class DebianBisectReport:
-    first_changed: str  # package and version
-    last_old: str
-    old: Verdict
-    new: Verdict
-    tested: list[tuple[str, str]]  # (package version, verdict or why not)
-    candidates: int
-
-
-def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress) -> DebianBisectReport:
-    """The first package, in Debian version order across the known suites, whose verdict differs from the oldest's."""
+def debian_packages(cache: KernelCache, flavour: str, progress: Progress) -> list[Package]:
+    """Every package of the flavour in the known suites, in Debian version order."""
     found: dict[tuple[str, str], Package] = {}
     for suite in SUITE_SOURCES:
         apt = cache.suite(suite)
@@ -189,33 +273,28 @@ def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Prog
         for package in apt.packages(flavour_pattern(flavour)):
             found.setdefault((package.name, package.version), package)
     apt_pkg.init_system()
-    ordered = sorted(found.values(), key=cmp_to_key(compare_versions))
+    return sorted(found.values(), key=cmp_to_key(compare_versions))
+
+
+@dataclass(frozen=True)
+class PackageTester:
+    fetch: Callable[[Package], Kernel]
+    packages: dict[str, Package]  # by "name version"
+    probe: Probe
+
+    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+        package = self.packages[candidate]
+        return self.probe.judge(self.fetch(package), f"{package.name}_{package.version}")
+
+
+def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress) -> BisectReport:
+    """The first package, in Debian version order across the known suites, whose verdict differs
+    from the oldest's."""
+    ordered = debian_packages(cache, flavour, progress)
     if len(ordered) < 2:
-        raise BuildError(f"fewer than two {flavour} kernel packages in {', '.join(SUITE_SOURCES)}")
-    progress.step(f"{len(ordered)} {flavour} packages from {ordered[0].version} to {ordered[-1].version}")
-    tested: list[tuple[str, str]] = []
-
-    def judge(index: int) -> Verdict | None:
-        package = ordered[index]
-        verdict, note = probe.judge(cache.fetch(package, progress), f"{package.name}_{package.version}")
-        tested.append((f"{package.name} {package.version}", note))
-        progress.step(f"{package.name} {package.version}: {note}")
-        return verdict
-
-    old, new = judge(0), judge(len(ordered) - 1)
-    if old is None or new is None or old is new:
-        raise BuildError(f"the oldest and newest packages do not differ in a judged way: {tested}")
-    lo, hi = 0, len(ordered) - 1  # lo has the old verdict, hi the new one
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        verdict = None
-        for probe_index in [mid, *range(mid + 1, hi), *range(mid - 1, lo, -1)]:  # step past skips
-            verdict = judge(probe_index)
-            if verdict is not None:
-                mid = probe_index
-                break
-        if verdict is None:
-            break
-        lo, hi = (mid, hi) if verdict is old else (lo, mid)
-    return DebianBisectReport(f"{ordered[hi].name} {ordered[hi].version}", f"{ordered[lo].name} {ordered[lo].version}",
-                              old, new, tested, len(ordered))
+        raise BisectError(f"fewer than two {flavour} kernel packages in {', '.join(SUITE_SOURCES)}")
+    progress.step(f"{len(ordered)} {flavour} packages from {ordered[0].version} to {ordered[-1].version}; "
+                  f"about {math.ceil(math.log2(len(ordered)))} boots after both ends")
+    names = [f"{p.name} {p.version}" for p in ordered]
+    tester = PackageTester(lambda p: cache.fetch(p, progress), dict(zip(names, ordered)), probe)
+    return bisect(ListSearch(names), tester, names[0], names[-1], progress)

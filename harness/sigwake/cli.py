@@ -8,10 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-import math
 
 from . import binaries, kconfig, qemu, results
-from .bisect import Probe, bisect_debian, bisect_tree, run_step
+from .bisect import BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
@@ -20,7 +19,6 @@ from .matrix import RunConfig, run_matrix
 from .patches import PatchError
 from .progress import Progress
 from .validate import validate_patch
-from .verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -64,19 +62,10 @@ def parser() -> argparse.ArgumentParser:
     bisect = sub.add_parser("bisect", help="the first commit, or Debian package, whose behaviour changed")
     kernel_source_options(bisect)
     guest_options(bisect, ("root",))
-    bisect.add_argument("--good", help="a commit with the old behaviour")
-    bisect.add_argument("--bad", help="a commit with the new behaviour")
-    bisect.add_argument("--fixed", action="store_true", help="look for a fix (terms broken/fixed), not a regression")
+    bisect.add_argument("--old", help="a commit with the old behaviour (before the fix or the regression)")
+    bisect.add_argument("--new", help="a commit with the new behaviour")
     bisect.add_argument("--debian", metavar="FLAVOUR", help="bisect Debian's packages of a flavour, e.g. amd64")
     bisect.add_argument("--repro", required=True, help="PROGRAM or PROGRAM:CASE, e.g. watermark_sigio")
-
-    step = sub.add_parser("bisect-step", help="one `git bisect run` step (used by bisect)")
-    kernel_source_options(step, tree_required=True)
-    guest_options(step, ("root",))
-    step.add_argument("--repro", required=True)
-    step.add_argument("--old", required=True)
-    step.add_argument("--new", required=True)
-    step.add_argument("--steps-log", type=Path, required=True)
 
     run = sub.add_parser("run", help="test kernels and record the matrix under results/")
     run.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
@@ -103,10 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             return validate_command(args, progress)
         if args.command == "bisect":
             return bisect_command(args, progress)
-        if args.command == "bisect-step":
-            return bisect_step_command(args, Progress(stream=sys.stderr))
         return run_command(args)
-    except (BuildError, PatchError, DebianError, ValueError) as e:
+    except (BuildError, BisectError, PatchError, DebianError, ValueError) as e:
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
         return 1
 
@@ -181,27 +168,16 @@ def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
 def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
     probe = probe_of(args, progress)
     if args.debian:
-        packages = bisect_debian(KernelCache(args.cache), args.debian, probe, progress)
-        for package, note in packages.tested:
-            print(f"  {package}: {note}")
-        print(f"{probe.case} went from {packages.old} to {packages.new} between {packages.last_old} and "
-              f"{packages.first_changed} ({len(packages.tested)} of {packages.candidates} packages booted, "
-              f"log2 = {math.log2(packages.candidates):.1f})")
-        return 0
-    if args.tree is None or args.good is None or args.bad is None:
-        print("sigwake bisect: --tree, --good and --bad (or --debian FLAVOUR)", file=sys.stderr)
+        report = bisect_debian(KernelCache(args.cache), args.debian, probe, progress)
+    elif args.tree is None or args.old is None or args.new is None:
+        print("sigwake bisect: --tree, --old and --new (or --debian FLAVOUR)", file=sys.stderr)
         return 2
-    report = bisect_tree(builder_of(args), args.tree, fragments_of(args), args.good, args.bad, args.fixed, probe,
-                         progress)
-    for s in report.steps:
-        print(f"  {s.commit[:12]}: {s.note} -> {s.exit_code}")
+    else:
+        report = bisect_tree(builder_of(args), args.tree, fragments_of(args), args.old, args.new, probe, progress)
+    for step in report.steps:
+        print(f"  {step.candidate}: {step.note} -> {step.mark.value}")
     print(report.summary(probe.case))
     return 0
-
-
-def bisect_step_command(args: argparse.Namespace, progress: Progress) -> int:
-    return run_step(builder_of(args), args.tree, fragments_of(args), probe_of(args, progress), Verdict(args.old),
-                    Verdict(args.new), args.steps_log, progress)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import pytest
 
 from sigwake import kconfig, source_tree
 from sigwake.binaries import Binaries
-from sigwake.bisect import Probe, bisect_tree
+from sigwake.bisect import Mark, Probe, bisect_tree
 from sigwake.build import BuildError, BuildRequest, KernelBuilder, git
 from sigwake.cli import REPO
 from sigwake.guest import GuestConfig
@@ -114,10 +114,10 @@ def test_bisect_names_the_fix_commit_and_leaves_the_tree(history_6_1: History, b
     tree = history_6_1.tree
     probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio", guest(accel), tmp_path)
     # "HEAD" on purpose: a name that moves once an endpoint is checked out.
-    report = bisect_tree(builder, tree, fragments, history_6_1.base, "HEAD", True, probe, PROGRESS)
-    assert report.first_changed == [history_6_1.fix]
+    report = bisect_tree(builder, tree, fragments, history_6_1.base, "HEAD", probe, PROGRESS)
+    assert report.first_changed == [history_6_1.fix] and report.last_old == history_6_1.unrelated
     assert (report.old, report.new) == (Verdict.NOT_DELIVERED, Verdict.DELIVERED)
-    assert report.confidence == 1.0 and all(s.exit_code in (0, 1) for s in report.steps)
+    assert report.confidence == 1.0 and all(s.mark is not Mark.SKIP for s in report.steps)
     assert git(tree, "rev-parse", "--abbrev-ref", "HEAD").strip() == history_6_1.branch
     assert git(tree, "rev-parse", "HEAD").strip() == history_6_1.head
     assert git(tree, "status", "--porcelain", "--untracked-files=no") == ""

@@ -1,0 +1,120 @@
+"""The bisection driver without a kernel: a fake tester that answers from a table,
+over a list of candidates and over a real (tiny) git history. Skips, flaky steps,
+third verdicts, bad endpoints, both directions; and how many judgements it took."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from sigwake.bisect import BisectError, GitSearch, ListSearch, Mark, bisect
+from sigwake.build import git
+from sigwake.source_tree import commit_all
+from sigwake.verdicts import Verdict
+
+D, N, W = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.NO_WAKEUP
+
+
+@dataclass
+class FakeTester:
+    """Answers from a table: a verdict, or None (a build or boot failure, or runs that split)."""
+
+    answers: dict[str, Verdict | None]
+    asked: list[str] = field(default_factory=list)
+
+    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+        self.asked.append(candidate)
+        verdict = self.answers[candidate]
+        return verdict, str(verdict) if verdict is not None else "build failed"
+
+
+def history(*verdicts: Verdict | None) -> dict[str, Verdict | None]:
+    return {f"c{i}": v for i, v in enumerate(verdicts)}
+
+
+@pytest.mark.parametrize("answers, first, last_old", [
+    # a fix: not-delivered up to c4, delivered from c5
+    (history(N, N, N, N, N, D, D, D), ["c5"], "c4"),
+    # a regression: the other direction
+    (history(D, D, N, N, N, N, N, N), ["c2"], "c1"),
+    # the change at the very first step after the old end, and at the new end itself
+    (history(N, D, D, D, D), ["c1"], "c0"),
+    (history(N, N, N, N, D), ["c4"], "c3"),
+    # a skip in the middle is stepped past
+    (history(N, N, None, N, D, D, D, D), ["c4"], "c3"),
+    # a skip right before the change leaves both as candidates: it might have been the first
+    (history(N, N, N, None, D, D, D, D), ["c3", "c4"], "c2"),
+    # a third verdict says nothing about this change: skipped like a failed build
+    (history(N, N, W, N, N, D, D, D), ["c5"], "c4"),
+    # skips next to the change leave a range, and the confidence says so
+    (history(N, N, None, None, D, D), ["c2", "c3", "c4"], "c1"),
+])
+def test_the_driver_finds_the_change(answers: dict[str, Verdict | None], first: list[str], last_old: str) -> None:
+    names = list(answers)
+    tester = FakeTester(answers)
+    report = bisect(ListSearch(names), tester, names[0], names[-1])
+    assert report.first_changed == first and report.last_old == last_old
+    assert (report.old, report.new) == (answers[names[0]], answers[names[-1]])
+    assert report.confidence == pytest.approx(1 / len(first))
+    assert [s.candidate for s in report.steps] == tester.asked  # every judgement is in the report
+    assert [s.mark for s in report.steps[:2]] == [Mark.OLD, Mark.NEW]
+    skips = sum(s.mark is Mark.SKIP for s in report.steps)
+    assert len(tester.asked) <= 2 + math.ceil(math.log2(len(names))) + skips
+
+
+def test_a_flaky_step_is_a_skip_not_a_guess() -> None:
+    answers = history(N, N, N, N, D, D, D, D)
+    answers["c3"] = None  # its runs split: the probe says None
+    report = bisect(ListSearch(list(answers)), FakeTester(answers), "c0", "c7")
+    assert report.first_changed == ["c3", "c4"] and report.confidence == 0.5
+    assert any(s.candidate == "c3" and s.mark is Mark.SKIP for s in report.steps)
+
+
+@pytest.mark.parametrize("answers, why", [
+    (history(None, N, D), "endpoint c0 cannot be judged: build failed"),
+    (history(N, N, None), "endpoint c2 cannot be judged"),
+    (history(D, N, D), "both endpoints are delivered"),
+])
+def test_bad_endpoints_stop_before_any_search(answers: dict[str, Verdict | None], why: str) -> None:
+    tester = FakeTester(answers)
+    with pytest.raises(BisectError, match=why):
+        bisect(ListSearch(list(answers)), tester, "c0", "c2")
+    assert tester.asked == ["c0", "c2"]
+
+
+def test_large_ranges_take_about_log2_judgements() -> None:
+    answers = {f"p{i:03}": (N if i < 613 else D) for i in range(1000)}
+    tester = FakeTester(answers)
+    report = bisect(ListSearch(list(answers)), tester, "p000", "p999")
+    assert report.first_changed == ["p613"]
+    assert len(tester.asked) <= 2 + math.ceil(math.log2(1000))
+
+
+def test_git_search_drives_git_bisect_and_leaves_the_tree(tmp_path: Path) -> None:
+    # Ten commits; the file says which behaviour each one has.
+    git(tmp_path, "init", "-q")
+    commits = []
+    for i in range(10):
+        (tmp_path / "behaviour").write_text("new\n" if i >= 6 else "old\n")
+        (tmp_path / "counter").write_text(f"{i}\n")
+        commits.append(commit_all(tmp_path, f"commit {i}"))
+    branch = git(tmp_path, "symbolic-ref", "--short", "HEAD").strip()
+    asked: list[str] = []
+
+    class FileTester:
+        def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+            asked.append(candidate)
+            git(tmp_path, "checkout", "-q", candidate)
+            if candidate == commits[3]:
+                return None, "build failed"
+            return (D if (tmp_path / "behaviour").read_text() == "new\n" else N), "read"
+
+    report = bisect(GitSearch(tmp_path), FileTester(), commits[0], commits[9])
+    assert report.first_changed == [commits[6]] and report.last_old == commits[5]
+    assert all(s.mark is Mark.SKIP for s in report.steps if s.candidate == commits[3])
+    assert git(tmp_path, "symbolic-ref", "--short", "HEAD").strip() == branch  # back on its branch
+    assert git(tmp_path, "rev-parse", "HEAD").strip() == commits[9]
+    assert not (tmp_path / ".git" / "BISECT_LOG").exists()  # git bisect reset ran
