@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -62,10 +60,8 @@ def main() -> int:
         accel = qemu.choose_accel(None)
         built = binaries.build(REPO, REPO / "build", quiet)
         config = GuestConfig(accel, privileges=("root",), repeat=1)
-        objects = next((work / "warm" / "objects").iterdir())
         # The builds made the PVH vmlinux; the bzImage of the same objects, for comparison.
-        subprocess.run(["make", "-C", str(tree), f"O={objects}", "ARCH=x86_64", f"-j{warm.jobs}", "CC=ccache gcc",
-                        "bzImage"], check=True, capture_output=True, env={**os.environ, "CCACHE_DIR": str(ccache)})
+        objects = warm.make(tree, ["bzImage"], work / "bzImage.log", quiet)
         for label, image in (("bzImage", objects / "arch/x86/boot/bzImage"), ("vmlinux (PVH)", objects / "vmlinux")):
             seconds = []
             for _ in range(3):

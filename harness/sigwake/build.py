@@ -125,6 +125,13 @@ class KernelBuilder:
             raise BuildError("essential config options dropped by the tree:\n  " + "\n  ".join(result.errors))
         return result.warnings
 
+    def make(self, tree: Path, targets: list[str], log: Path, progress: Progress) -> Path:
+        """Makes other targets of the tree's objects (e.g. bzImage next to a PVH vmlinux); returns O=."""
+        out = self.objects_dir(tree)
+        with log.open("a") as log_file:
+            self._make(tree, out, targets, log_file, progress, "make " + " ".join(targets))
+        return out
+
     def _make(self, tree: Path, out: Path, targets: list[str], log_file: TextIO, progress: Progress, what: str) -> None:
         argv = ["make", "-C", str(tree.resolve()), f"O={out}", f"ARCH={ARCH}", f"-j{self.jobs}", "CC=ccache gcc",
                 *targets]

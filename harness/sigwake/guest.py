@@ -105,7 +105,7 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
         pass_seconds[run.privilege] = pass_seconds.get(run.privilege, 0.0) + (run.duration_us or 0) / 1e6
     boot = BootRecord(status, round(outcome.seconds, 3), report.init_uptime_ms, detail, unframed.rejected,
                       console.tail(outcome.console) if status != "ok" else None,
-                      {k: round(v, 3) for k, v in pass_seconds.items()})
+                      {k: round(v, 3) for k, v in pass_seconds.items()}, report.warnings)
     return GuestOutcome(report.release, boot, combine(runs), report.paranoid)
 
 

@@ -161,6 +161,7 @@ class GuestReport:
     plan: int | None = None
     runs: list[GuestRun] = field(default_factory=list)
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
+    warnings: list[str] = field(default_factory=list)  # what the guest init warned of (an unknown pass, ...)
     done: bool = False
 
 
@@ -183,6 +184,8 @@ def parse_guest(payloads: list[str]) -> GuestReport:
             privilege = value
         elif key == "sigwake.paranoid":
             report.paranoid[privilege] = value
+        elif key == "sigwake.warning":
+            report.warnings.append(value)
         elif key == "sigwake.start":
             current, sub = GuestRun(value, privilege), []
             report.runs.append(current)

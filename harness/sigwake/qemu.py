@@ -81,7 +81,6 @@ class BootOutcome:
     timed_out: bool
     seconds: float
     stderr: str
-    command: tuple[str, ...]
     silent_s: float = 0.0  # when killed for silence: how long the console had been quiet
 
 
@@ -127,5 +126,4 @@ def boot(request: BootRequest, console_log: Path) -> BootOutcome:
         _, stderr = proc.communicate()
     seconds = time.monotonic() - start
     console = console_log.read_text(errors="replace") if console_log.exists() else ""
-    return BootOutcome(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, tuple(argv),
-                       round(silent_s, 1))
+    return BootOutcome(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, round(silent_s, 1))

@@ -39,6 +39,7 @@ class BootRecord:
     rejected_frames: int = 0  # console frames with another token, a bad CRC or a replayed number
     console_tail: str | None = None  # kept when the boot did not end well
     pass_seconds: dict[str, float] = field(default_factory=dict)  # in-guest time of each privilege pass
+    warnings: list[str] = field(default_factory=list)  # what the guest init warned of
 
 
 @dataclass

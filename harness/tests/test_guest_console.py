@@ -15,7 +15,7 @@ def console_of(payloads: list[str]) -> str:
 
 
 def outcome(console: str, exit_code: int | None = 0, timed_out: bool = False, stderr: str = "") -> BootOutcome:
-    return BootOutcome(console, exit_code, timed_out, 3.0, stderr, ("qemu",))
+    return BootOutcome(console, exit_code, timed_out, 3.0, stderr)
 
 
 HEADER = ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=1300", "1..2"]

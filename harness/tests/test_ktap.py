@@ -120,3 +120,9 @@ def test_a_reproducer_cannot_print_a_top_level_result() -> None:
 def test_done_needs_every_planned_run() -> None:
     report = parse_guest(guest(run_of("a", 1, NOT_DELIVERED, "not ok 1 a"), done=2))
     assert not report.done
+
+
+def test_the_guests_warnings_are_kept() -> None:
+    report = parse_guest(["KTAP version 1", "# sigwake.warning=unknown pass user-paranoid9", "1..0",
+                          "# sigwake.done=0"])
+    assert report.warnings == ["unknown pass user-paranoid9"] and report.done
