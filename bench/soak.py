@@ -17,10 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from sigwake import binaries, native, qemu  # noqa: E402
+from sigwake import binaries, qemu  # noqa: E402
 from sigwake.cli import REPO, default_cache  # noqa: E402
-from sigwake.guest import GuestConfig, run_guest  # noqa: E402
-from sigwake.kernels import DEFAULT_KERNELS, KernelCache  # noqa: E402
+from sigwake.guest import GuestConfig  # noqa: E402
+from sigwake.kernels import DEFAULT_KERNELS, KernelCache, host_kernel  # noqa: E402
+from sigwake.targets import HostTarget, QemuTarget  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
 from sigwake.results import ReproResult  # noqa: E402
 
@@ -47,9 +48,11 @@ def main() -> int:
     progress = Progress()
     built = binaries.build(REPO, REPO / "build", progress)
     if args.native:
-        start = time.monotonic()
-        print_table(f"natively, {args.native} runs per case", native.run_all(built, 10.0, args.native),
-                    time.monotonic() - start)
+        config = GuestConfig(qemu.Accel("none", "native"), repeat=args.native, privileges=tuple(args.passes.split(",")))
+        with tempfile.TemporaryDirectory(prefix="sigwake-soak-") as tmp:
+            start = time.monotonic()
+            outcome = HostTarget(host_kernel()).run(built, config, Path(tmp) / "console.log")
+        print_table(f"natively, {args.native} runs per case", outcome.reproducers, time.monotonic() - start)
     if args.guest:
         cache = KernelCache(default_cache())
         if args.kernel:
@@ -60,7 +63,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="sigwake-soak-") as tmp:
             initrd = built.initramfs(Path(tmp) / "guest.cpio")
             start = time.monotonic()
-            outcome = run_guest(kernel, initrd, sorted(built.reproducers), config, Path(tmp) / "console.log")
+            outcome = QemuTarget(kernel, initrd).run(built, config, Path(tmp) / "console.log")
             print_table(f"{kernel.id}, {args.guest} runs per case in one boot ({outcome.boot.status})",
                         outcome.reproducers, time.monotonic() - start)
     return 0

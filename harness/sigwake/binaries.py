@@ -15,7 +15,7 @@ from .progress import Progress
 class Binaries:
     init: Path
     reproducers: dict[str, Path]  # name -> static program
-    kernel_path: Path  # sigwake-kernel-path: runs a program natively under the tracer
+    runner: Path  # sigwake-run: the case loop on this machine's kernel
 
     def select(self, programs: list[str]) -> Binaries:
         """Only these reproducer programs (all of them for an empty list)."""
@@ -23,7 +23,7 @@ class Binaries:
         if unknown:
             raise BuildError(f"no reproducer program {', '.join(unknown)}; there are {', '.join(sorted(self.reproducers))}")
         chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
-        return Binaries(self.init, chosen, self.kernel_path)
+        return Binaries(self.init, chosen, self.runner)
 
     def initramfs(self, dest: Path) -> Path:
         return initramfs.write(initramfs.guest_entries(self.init, self.reproducers), dest)
@@ -50,8 +50,8 @@ def locate(build_dir: Path) -> Binaries:
         raise BuildError(f"{listing} is missing: build first (./sigwake build)")
     names = listing.read_text().split()
     programs = {name: repro_dir / name for name in names}
-    missing = [str(p) for p in [repro_dir / "sigwake-init", repro_dir / "sigwake-kernel-path", *programs.values()]
+    missing = [str(p) for p in [repro_dir / "sigwake-init", repro_dir / "sigwake-run", *programs.values()]
                if not p.exists()]
     if missing:
         raise BuildError(f"not built: {', '.join(missing)}")
-    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-kernel-path")
+    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-run")

@@ -21,9 +21,10 @@ import apt_pkg
 from .binaries import Binaries
 from .build import BuildError, BuildRequest, KernelBuilder, git
 from .debian import SUITE_SOURCES, Package, compare_versions
-from .guest import GuestConfig, run_guest
+from .guest import GuestConfig
 from .kernels import Kernel, KernelCache, file_kernel
 from .progress import Progress
+from .targets import target_for
 from .verdicts import Verdict
 
 
@@ -210,8 +211,8 @@ class Probe:
     work: Path
 
     def judge(self, kernel: Kernel, label: str) -> tuple[Verdict | None, str]:
-        outcome = run_guest(kernel, self.binaries.initramfs(self.work / "guest.cpio"), [self.program], self.config,
-                            self.work / f"{label}.console.log")
+        target = target_for(kernel, self.binaries.initramfs(self.work / "guest.cpio"))
+        outcome = target.run(self.binaries, self.config, self.work / f"{label}.console.log")
         if outcome.boot.status != "ok":
             return None, f"boot {outcome.boot.status}: {outcome.boot.detail}"
         result = next((r for r in outcome.reproducers if r.name == self.case and r.privilege == "root"), None)

@@ -15,7 +15,7 @@ from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
 from .kernels import KernelCache
-from .matrix import RunConfig, run_matrix
+from .orchestrator import RunConfig, run_kernels
 from .patches import PatchError
 from .progress import Progress
 from .validate import validate_patch
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args: argparse.Namespace) -> int:
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, tuple(args.kernels or ("default", "host")),
                        args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus)
-    summary = run_matrix(config, Progress(quiet=args.quiet))
+    summary = run_kernels(config, Progress(quiet=args.quiet))
     print(results.render_matrix(summary.results))
     for result in summary.results:
         for mismatch in result.mismatches():

@@ -53,9 +53,10 @@ TABLE: tuple[Expectation, ...] = (
     ),
     *(Expectation(
         case, Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
-        "Debian builds with CONFIG_BPF_UNPRIV_DEFAULT_OFF (kernel.unprivileged_bpf_disabled=2): loading a BPF "
-        "program needs CAP_BPF or CAP_SYS_ADMIN (EPERM)",
-        privileges=USER_PASSES, origins=("debian",),
+        "CONFIG_BPF_UNPRIV_DEFAULT_OFF (upstream's default since v5.16, 8a03e56b253e \"bpf: Disallow unprivileged "
+        "bpf by default\"; Debian's too) sets kernel.unprivileged_bpf_disabled=2: loading a BPF program needs "
+        "CAP_BPF or CAP_SYS_ADMIN (EPERM; the reason names the sysctl's value)",
+        privileges=USER_PASSES,
     ) for case in ("bpf_output_sigio", "bpf_output_wakeup_events", "bpf_output_perf_buffer")),
     Expectation(
         "switch_support_cpu_wide", Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,

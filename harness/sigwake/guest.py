@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import console, initramfs, ktap, qemu
@@ -52,6 +52,7 @@ class GuestOutcome:
     boot: BootRecord
     reproducers: list[ReproResult]
     paranoid: dict[str, str]  # privilege pass -> the perf_event_paranoid it ran under
+    skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target did not run it
 
 
 def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
@@ -91,7 +92,7 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
             runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path)
                      for case, verdict, reason, evidence in judged]
     ran = {(run.privilege, run.program) for run in report.runs}
-    for privilege in privileges:
+    for privilege in (p for p in privileges if p not in report.skipped):
         for program in programs:
             if (privilege, program) in ran:
                 continue
@@ -106,7 +107,7 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
     boot = BootRecord(status, round(outcome.seconds, 3), report.init_uptime_ms, detail, unframed.rejected,
                       console.tail(outcome.console) if status != "ok" else None,
                       {k: round(v, 3) for k, v in pass_seconds.items()}, report.warnings)
-    return GuestOutcome(report.release, boot, combine(runs), report.paranoid)
+    return GuestOutcome(report.release, boot, combine(runs), report.paranoid, report.skipped)
 
 
 def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestConfig, console_log: Path,

@@ -53,10 +53,6 @@ class Kernel:
     origin: Origin
     image: Path | None  # None: the host kernel, run natively
 
-    @property
-    def native(self) -> bool:
-        return self.image is None
-
 
 class KernelSpecError(ValueError):
     """A --kernel argument that names nothing we can boot."""

@@ -162,6 +162,7 @@ class GuestReport:
     runs: list[GuestRun] = field(default_factory=list)
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of (an unknown pass, ...)
+    skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target could not run it
     done: bool = False
 
 
@@ -186,6 +187,8 @@ def parse_guest(payloads: list[str]) -> GuestReport:
             report.paranoid[privilege] = value
         elif key == "sigwake.warning":
             report.warnings.append(value)
+        elif key == "sigwake.skip":
+            report.skipped[privilege] = value
         elif key == "sigwake.start":
             current, sub = GuestRun(value, privilege), []
             report.runs.append(current)

@@ -10,8 +10,9 @@ from pathlib import Path
 from . import expectations
 from .binaries import Binaries
 from .build import BuildRequest, BuiltKernel, KernelBuilder
-from .guest import GuestConfig, GuestOutcome, run_guest
+from .guest import GuestConfig, GuestOutcome
 from .kernels import file_kernel
+from .targets import QemuTarget
 from .progress import Progress
 from .results import ReproResult
 
@@ -96,7 +97,7 @@ def pair(before: GuestOutcome, after: GuestOutcome) -> list[CaseChange]:
 def boot_built(built: BuiltKernel, initrd: Path, binaries: Binaries, config: GuestConfig, console_log: Path,
                label: str, progress: Progress) -> GuestOutcome:
     progress.step(f"booting the {label} kernel ({built.tree_state[:12]}) under QEMU ({config.accel.name})")
-    return run_guest(file_kernel(built.image), initrd, sorted(binaries.reproducers), config, console_log)
+    return QemuTarget(file_kernel(built.image), initrd).run(binaries, config, console_log)
 
 
 def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch_files: tuple[Path, ...],

@@ -59,11 +59,11 @@ def test_specs_that_name_nothing_are_refused(tmp_path: Path) -> None:
 def test_host_and_file_specs(tmp_path: Path) -> None:
     cache = KernelCache(tmp_path)
     (host,) = cache.resolve("host", Progress(quiet=True))
-    assert host.native and host.id == f"host-{os.uname().release}"
+    assert host.image is None and host.id == f"host-{os.uname().release}"
     image = tmp_path / "bzImage"
     image.write_bytes(b"kernel")
     (k,) = cache.resolve(str(image), Progress(quiet=True))
-    assert not k.native and k.origin.sha256 == sha256_of(image) and k.id.startswith("file-bzImage-")
+    assert k.image is not None and k.origin.sha256 == sha256_of(image) and k.id.startswith("file-bzImage-")
 
 
 def test_default_set_is_the_newest_of_each_suite(cache_root: Path) -> None:

@@ -1,36 +1,63 @@
-"""The host kernel, natively: each case's verdict against the expectations table."""
+"""The host kernel as a target: sigwake-run runs the same case loop as a guest's
+PID 1 and prints the same framed KTAP, read by the same parser. Each case's
+verdict is held against the expectations table; the unprivileged pass that
+matches the host's perf_event_paranoid runs, the others say why not."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
-from sigwake import expectations
+import pytest
+
+from sigwake import expectations, qemu
 from sigwake.binaries import Binaries
-from sigwake.native import run_all
+from sigwake.guest import PRIVILEGES, GuestConfig, GuestOutcome
+from sigwake.kernels import host_kernel
+from sigwake.targets import HostTarget
 from sigwake.verdicts import Verdict
 
 
-def test_host_verdicts_match_what_is_known_of_its_version(built: Binaries) -> None:
-    release = os.uname().release
-    results = run_all(built, timeout_s=10, repeat=3)
-    assert len(results) >= len(built.reproducers)  # a program may hold several cases
-    for r in results:
-        assert r.verdict.is_kernel_verdict, f"{r.name}: {r.verdict} {r.reason}"
+@pytest.fixture(scope="module")
+def host_run(built: Binaries, tmp_path_factory: pytest.TempPathFactory) -> GuestOutcome:
+    config = GuestConfig(qemu.Accel("none", "native"), repeat=3, privileges=PRIVILEGES)
+    return HostTarget(host_kernel()).run(built, config, tmp_path_factory.mktemp("host") / "console.log")
+
+
+def test_host_verdicts_match_what_is_known_of_its_version(host_run: GuestOutcome, built: Binaries) -> None:
+    assert host_run.boot.status == "native", host_run.boot
+    assert host_run.release == os.uname().release
+    roots = [r for r in host_run.reproducers if r.privilege == "root"]
+    assert len(roots) >= len(built.reproducers)  # a program may hold several cases
+    for r in host_run.reproducers:
+        assert r.verdict.is_kernel_verdict, f"{r.name} [{r.privilege}]: {r.verdict} {r.reason}"
         assert sum(r.runs.values()) == 3
-        mismatch = expectations.check("host", release, r.name, r.verdict, r.evidence, r.privilege, "host")
+        mismatch = expectations.check("host", os.uname().release, r.name, r.verdict, r.evidence, r.privilege, "host")
         assert mismatch is None, str(mismatch)
 
 
-def test_every_result_carries_its_kernel_path_or_why_not(built: Binaries) -> None:
-    for r in run_all(built, timeout_s=10, tracer=built.kernel_path):
+def test_passes_the_host_cannot_run_are_skipped_with_the_reason(host_run: GuestOutcome) -> None:
+    paranoid = Path("/proc/sys/kernel/perf_event_paranoid").read_text().strip()
+    ran = {r.privilege for r in host_run.reproducers}
+    assert "root" in ran and set(host_run.skipped) | ran == set(PRIVILEGES)
+    for privilege, why in host_run.skipped.items():
+        assert privilege != f"user-paranoid{paranoid}" or os.geteuid() != 0, why
+        assert why  # a reason, always
+    if os.geteuid() == 0 and f"user-paranoid{paranoid}" not in host_run.skipped:
+        assert f"user-paranoid{paranoid}" in ran
+
+
+def test_every_root_result_carries_its_kernel_path_or_why_not(host_run: GuestOutcome) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the kernel-path tracer loads BPF: root only")
+    for r in (r for r in host_run.reproducers if r.privilege == "root"):
         assert {"perf_event_wakeup", "kill_fasync", "send_sigio"} <= set(r.kernel_path), (r.name, r.kernel_path)
         for function, value in r.kernel_path.items():
             assert value.isdigit() or value.startswith("unavailable: "), (r.name, function, value)
 
 
-def test_the_evidence_triad_is_reported(built: Binaries) -> None:
-    by_name = {r.name: r for r in run_all(built, timeout_s=10)}
-    sigio = by_name["watermark_sigio"]
+def test_the_evidence_triad_is_reported(host_run: GuestOutcome) -> None:
+    sigio = next(r for r in host_run.reproducers if r.name == "watermark_sigio" and r.privilege == "root")
     assert {"records", "record_types", "pollin", "signals", "decided_after_us"} <= set(sigio.evidence)
     assert sigio.evidence["pollin"] == "1"
     if sigio.verdict is Verdict.DELIVERED:

@@ -11,7 +11,7 @@ from sigwake import initramfs
 from sigwake.cli import REPO
 from sigwake.guest import GuestConfig, run_guest
 from sigwake.kernels import Kernel
-from sigwake.matrix import RunConfig, run_matrix
+from sigwake.orchestrator import RunConfig, run_kernels
 from sigwake.progress import Progress
 from sigwake.qemu import Accel
 from sigwake.verdicts import Verdict
@@ -21,7 +21,7 @@ def test_a_corrupt_image_is_recorded_as_boot_failed(tmp_path: Path, cache_root: 
     garbage = tmp_path / "vmlinuz-garbage"
     garbage.write_bytes(os.urandom(64 * 1024))
     results = tmp_path / "results"
-    summary = run_matrix(RunConfig(REPO, REPO / "build", cache_root, results, (str(garbage),)), Progress(quiet=True))
+    summary = run_kernels(RunConfig(REPO, REPO / "build", cache_root, results, (str(garbage),)), Progress(quiet=True))
     (result,) = summary.results
     assert result.boot.status == "boot-failed"
     assert "QEMU exited" in result.boot.detail
@@ -34,7 +34,7 @@ def test_a_missing_image_is_named_and_the_other_kernels_still_run(tmp_path: Path
                                                                    kernel_6_1: Kernel) -> None:
     results = tmp_path / "results"
     specs = (str(tmp_path / "no-such-vmlinuz"), str(kernel_6_1.image))
-    summary = run_matrix(RunConfig(REPO, REPO / "build", cache_root, results, specs), Progress(quiet=True))
+    summary = run_kernels(RunConfig(REPO, REPO / "build", cache_root, results, specs), Progress(quiet=True))
     assert len(summary.failures) == 1 and "no kernel image" in summary.failures[0]
     (result,) = summary.results
     assert result.boot.status == "ok"

@@ -10,7 +10,7 @@ import pytest
 
 from sigwake.cli import REPO
 from sigwake.kernels import Kernel
-from sigwake.matrix import RunConfig, RunSummary, run_matrix
+from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
 from sigwake.progress import Progress
 from sigwake.verdicts import Verdict
 
@@ -27,7 +27,7 @@ def results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, results_dir: Path) -> RunSummary:
     config = RunConfig(REPO, REPO / "build", cache_root, results_dir, (spec(kernel_6_1), spec(kernel_6_12)))
-    return run_matrix(config, Progress(quiet=True))
+    return run_kernels(config, Progress(quiet=True))
 
 
 def verdicts(run: RunSummary, kernel: Kernel, privilege: str = "root") -> dict[str, tuple[Verdict, dict[str, str]]]:

@@ -65,7 +65,7 @@ def test_matrix_shows_a_missing_cell() -> None:
 
 def test_a_dirty_tree_is_said_loudly(tmp_path: Path) -> None:
     from sigwake.build import git
-    from sigwake.matrix import dirty_warning, source_commit
+    from sigwake.orchestrator import dirty_warning, source_commit
     git(tmp_path, "init", "-q")
     (tmp_path / "f").write_text("one\n")
     git(tmp_path, "add", "f")

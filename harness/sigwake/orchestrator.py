@@ -1,22 +1,23 @@
-"""The main job: build, fetch the kernels, test each (QEMU, or natively for the
-host), record every result as soon as it exists, and regenerate the matrix."""
+"""The run orchestrator: build, fetch the kernels, run each on its target (a QEMU
+guest, or this host), record every result as soon as it exists, and regenerate
+the matrix."""
 
 from __future__ import annotations
 
 import datetime
 from collections import Counter
-import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import binaries as binaries_mod
-from . import native, qemu
+from . import qemu
 from .debian import DebianError
-from .guest import GuestConfig, run_guest
-from .kernels import Kernel, KernelCache, KernelSpecError
+from .guest import GuestConfig
+from .kernels import KernelCache, KernelSpecError
 from .progress import Progress
-from .results import BootRecord, KernelResult, console_log_path, write_matrix, write_result
+from .results import KernelResult, console_log_path, write_matrix, write_result
+from .targets import Target, target_for
 
 
 @dataclass(frozen=True)
@@ -57,28 +58,19 @@ def dirty_warning(commit: str) -> str | None:
             "commit; commit first, then run again before you publish them")
 
 
-def test_kernel(kernel: Kernel, built: binaries_mod.Binaries, initrd: Path, guest: GuestConfig,
-                results_dir: Path, commit: str, qemu_version: str) -> KernelResult:
-    programs = sorted(built.reproducers)
-    paranoid: dict[str, str] = {}
-    if kernel.native:
-        tracer = built.kernel_path if os.geteuid() == 0 else None  # BPF needs root
-        repros = native.run_all(built, guest.repro_timeout_ms / 1000, guest.repeat, tracer)
-        release: str | None = os.uname().release
-        runner: dict[str, object] = {"mode": "native", "repeat": guest.repeat}
-        boot = BootRecord("native")
-    else:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        outcome = run_guest(kernel, initrd, programs, guest, console_log_path(results_dir, kernel.id))
-        release, boot, repros, paranoid = outcome.release, outcome.boot, outcome.reproducers, outcome.paranoid
-        runner = {"mode": "qemu", "qemu": qemu_version, "accel": guest.accel.name,
-                  "accel_reason": guest.accel.reason, "cpus": guest.cpus, "memory_mb": guest.memory_mb,
-                  "repeat": guest.repeat}
+def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConfig, results_dir: Path,
+                  commit: str) -> KernelResult:
+    """Runs the case loop on one target and makes its result (the caller stores it)."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    outcome = target.run(built, guest, console_log_path(results_dir, target.kernel.id))
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    return KernelResult(kernel.id, release, kernel.origin.to_json(), runner, boot, repros, now, commit, paranoid)
+    runner = {**target.describe(guest), **({"skipped_passes": outcome.skipped} if outcome.skipped else {})}
+    return KernelResult(target.kernel.id, outcome.release, target.kernel.origin.to_json(), runner, outcome.boot,
+                        outcome.reproducers, now, commit, outcome.paranoid)
 
 
-def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
+def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
+    """The main job: every kernel of the run, each recorded (with the matrix) as soon as it is done."""
     summary = RunSummary()
     built = binaries_mod.build(config.source, config.build_dir, progress)
     initrd = built.initramfs(config.build_dir / "sigwake-initramfs.cpio")
@@ -100,9 +92,9 @@ def run_matrix(config: RunConfig, progress: Progress) -> RunSummary:
             progress.step(f"cannot test {spec}: {e}")
             continue
         for kernel in kernels:
-            how = "natively" if kernel.native else f"under QEMU ({accel.name})"
-            progress.step(f"testing {kernel.id} {how}")
-            result = test_kernel(kernel, built, initrd, guest, config.results_dir, commit, qemu_version)
+            target = target_for(kernel, initrd, qemu_version)
+            progress.step(f"testing {kernel.id} on {type(target).__name__}")
+            result = record_kernel(target, built, guest, config.results_dir, commit)
             write_result(config.results_dir, result)
             write_matrix(config.results_dir)
             counts = Counter(str(r.verdict) for r in result.reproducers)

@@ -1,0 +1,137 @@
+#include "case_loop.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "../lib/kernel_path.h"
+#include "runner.h"
+
+namespace sigwake {
+namespace {
+
+// A program and its cases; no cases: it could not list them, so it runs whole.
+struct Program {
+  std::string path;
+  std::string name;
+  std::vector<std::string> cases;
+};
+
+Program list_cases(const std::string& path, std::chrono::milliseconds budget) {
+  const RunOutcome listing = run_with_deadline({path, "--list"}, budget);
+  Program program{path, path.substr(path.find_last_of('/') + 1), {}};
+  if (listing.exited && listing.exit_code == 0) program.cases = split(listing.output, '\n');
+  return program;
+}
+
+std::string result_line(std::size_t number, const std::string& name, const RunOutcome& run) {
+  const std::string id = std::to_string(number) + " " + name;
+  if (run.timed_out) return "not ok " + id + " # TIMEOUT killed at the deadline";
+  if (!run.exited) return "not ok " + id + " # ERROR killed by signal " + std::to_string(run.term_signal);
+  if (run.exit_code == 0) return "ok " + id;
+  if (run.exit_code == 4) return "ok " + id + " # SKIP";
+  return "not ok " + id;
+}
+
+}  // namespace
+
+bool parse_pass(const std::string& name, Pass* pass) {
+  const std::string prefix = "user-paranoid";
+  if (name == "root") {
+    *pass = Pass{name, -1, ""};
+    return true;
+  }
+  if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size()) {
+    *pass = Pass{name, kNobody, name.substr(prefix.size())};
+    return true;
+  }
+  return false;
+}
+
+std::string read_text(const char* path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string option_value(const std::string& options, const std::string& key, const std::string& fallback) {
+  std::istringstream words(options);
+  for (std::string word; words >> word;) {
+    if (word.rfind(key + "=", 0) == 0) return word.substr(key.size() + 1);
+  }
+  return fallback;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, separator);) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+long long positive_or(const std::string& text, long long fallback) {
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  return end != text.c_str() && *end == '\0' && value > 0 ? value : fallback;
+}
+
+void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
+               const std::function<void(const std::string&)>& line) {
+  std::vector<Program> programs;
+  std::size_t runs_per_pass = 0;
+  for (const std::string& path : config.programs) {
+    programs.push_back(list_cases(path, config.budget));
+    runs_per_pass += std::max<std::size_t>(programs.back().cases.size(), 1) * config.repeat;
+  }
+  std::vector<std::string> skipped(config.passes.size());
+  std::size_t running = 0;
+  for (std::size_t i = 0; i < config.passes.size(); ++i) {
+    skipped[i] = hooks.skip_reason ? hooks.skip_reason(config.passes[i]) : "";
+    running += skipped[i].empty();
+  }
+  line("1.." + std::to_string(running * runs_per_pass));
+
+  std::size_t number = 0;
+  for (std::size_t i = 0; i < config.passes.size(); ++i) {
+    const Pass& pass = config.passes[i];
+    line("# sigwake.pass=" + pass.name);
+    if (!skipped[i].empty()) {
+      line("# sigwake.skip=" + skipped[i]);
+      continue;
+    }
+    if (hooks.enter) hooks.enter(pass);
+    std::string paranoid = read_text(kParanoidSysctl);
+    paranoid.erase(paranoid.find_last_not_of("\n") + 1);
+    line("# sigwake.paranoid=" + paranoid);
+    for (const Program& program : programs) {
+      // Each case in its own process: its own deadline, and nothing left over from another case.
+      std::vector<std::vector<std::string>> invocations;
+      for (const std::string& c : program.cases) invocations.push_back({program.path, "--case", c});
+      if (invocations.empty()) invocations.push_back({program.path});
+      for (const auto& argv : invocations) {
+        for (long long run = 0; run < config.repeat; ++run) {
+          line("# sigwake.start=" + program.name);
+          if (argv.size() == 3) line("# sigwake.case=" + argv[2]);
+          const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
+            if (tracer != nullptr) tracer->follow(pid);
+          });
+          std::istringstream lines(outcome.output);
+          for (std::string text; std::getline(lines, text);) line("    " + text);  // a KTAP subtest
+          line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
+          if (outcome.exited) line("# sigwake.exit=" + std::to_string(outcome.exit_code));
+          if (tracer != nullptr) {
+            for (const auto& [function, value] : tracer->counts()) line("# sigwake.kernel_path." + function + "=" + value);
+          }
+          line(result_line(++number, program.name, outcome));
+        }
+      }
+    }
+  }
+  line("# sigwake.done=" + std::to_string(number));  // all reported
+}
+
+}  // namespace sigwake

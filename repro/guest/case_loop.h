@@ -1,0 +1,62 @@
+// The case loop, once for every target: each reproducer program, each of its
+// cases in its own process, `repeat` times, in each privilege pass, with framed
+// KTAP out. PID 1 in a guest (init.cc) and sigwake-run on a host (run_main.cc)
+// differ only in how they enter a pass and where the framed lines go.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sigwake {
+
+class KernelPathTracer;
+
+// A privilege pass: "root", or "user-paranoidN": uid 65534 under perf_event_paranoid N.
+struct Pass {
+  std::string name;
+  int uid = -1;  // -1: the loop's own
+  std::string paranoid;  // empty: whatever the kernel has
+};
+
+// Fills `pass` from its name; false for a name that is no pass.
+bool parse_pass(const std::string& name, Pass* pass);
+
+constexpr int kNobody = 65534;
+constexpr const char* kParanoidSysctl = "/proc/sys/kernel/perf_event_paranoid";
+
+struct LoopConfig {
+  std::vector<std::string> programs;  // paths, run in this order
+  std::vector<Pass> passes;
+  long long repeat = 5;
+  std::chrono::milliseconds budget{10000};  // each run's deadline
+};
+
+struct PassHooks {
+  // Why this pass cannot run here (asked before the plan), or empty.
+  std::function<std::string(const Pass&)> skip_reason;
+  // Called as the pass begins (PID 1 sets perf_event_paranoid there).
+  std::function<void(const Pass&)> enter;
+};
+
+// Emits `1..N`, then per pass `# sigwake.pass=`, `# sigwake.paranoid=` (or
+// `# sigwake.skip=` with the reason), then every run: `# sigwake.start=`,
+// `# sigwake.case=`, the program's KTAP as an indented subtest,
+// `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.kernel_path.*=` (with
+// a tracer), the result line; and `# sigwake.done=<runs>` last.
+void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
+               const std::function<void(const std::string&)>& line);
+
+// The value of `key=` in a kernel-style command line, or `fallback`.
+std::string option_value(const std::string& options, const std::string& key, const std::string& fallback);
+
+// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> split(const std::string& text, char separator);
+
+// A positive number, or `fallback`.
+long long positive_or(const std::string& text, long long fallback);
+
+std::string read_text(const char* path);
+
+}  // namespace sigwake

@@ -1,0 +1,87 @@
+// sigwake-run: the case loop (case_loop.h) on this machine's own kernel, with
+// the same framed KTAP as a guest's console, on stdout. The token is the first
+// line of stdin (not an argument: any process of the user can read those).
+//   sigwake-run [--timeout-ms N] [--repeat N] [--passes P,...] PROGRAM...
+// A pass runs where this host allows it, else it is skipped with the reason:
+// the unprivileged passes need root (to become uid 65534), a path uid 65534 can
+// reach, and the host's own perf_event_paranoid (sigwake never changes it).
+// The kernel-path tracer follows every run when running as root.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../lib/kernel_path.h"
+#include "case_loop.h"
+#include "frame.h"
+
+namespace {
+
+// A directory or file uid 65534 cannot get through: the first one on `path`.
+std::string unreachable_for_nobody(const std::string& path) {
+  for (std::size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+    const std::string part = end == std::string::npos ? path : path.substr(0, end);
+    struct stat st {};
+    if (stat(part.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH)) return part;
+    if (end == std::string::npos) return "";
+  }
+}
+
+std::string skip_reason(const sigwake::Pass& pass, const std::vector<std::string>& programs) {
+  if (pass.uid < 0) return "";
+  if (geteuid() != 0) return "becoming uid 65534 needs root";
+  for (const std::string& program : programs) {
+    if (const std::string blocked = unreachable_for_nobody(program); !blocked.empty()) {
+      return "uid 65534 cannot reach " + blocked;
+    }
+  }
+  std::string paranoid = sigwake::read_text(sigwake::kParanoidSysctl);
+  paranoid.erase(paranoid.find_last_not_of("\n") + 1);
+  if (paranoid != pass.paranoid) return "the host's perf_event_paranoid is " + paranoid + "; sigwake does not change it";
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sigwake::LoopConfig config;
+  std::string passes = "root";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--timeout-ms" && i + 1 < argc) config.budget = std::chrono::milliseconds(sigwake::positive_or(argv[++i], 10000));
+    else if (arg == "--repeat" && i + 1 < argc) config.repeat = sigwake::positive_or(argv[++i], 5);
+    else if (arg == "--passes" && i + 1 < argc) passes = argv[++i];
+    else if (arg.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--passes P,...] PROGRAM...\n");
+      return 2;
+    } else config.programs.push_back(arg);
+  }
+  std::string token;
+  std::getline(std::cin, token);
+  sigwake::Framer framer(token.empty() ? "unset" : token);
+  const auto line = [&framer](const std::string& payload) {
+    const std::string framed = framer.frame(payload);
+    std::fwrite(framed.data(), 1, framed.size(), stdout);
+    std::fflush(stdout);
+  };
+  std::string uname_release = sigwake::read_text("/proc/sys/kernel/osrelease");
+  uname_release.erase(uname_release.find_last_not_of("\n") + 1);
+  line("KTAP version 1");
+  line("# sigwake.release=" + uname_release);
+  for (const std::string& name : sigwake::split(passes, ',')) {
+    sigwake::Pass pass;
+    if (sigwake::parse_pass(name, &pass)) config.passes.push_back(pass);
+    else line("# sigwake.warning=unknown pass " + name);
+  }
+  sigwake::PassHooks hooks;
+  hooks.skip_reason = [&config](const sigwake::Pass& pass) { return skip_reason(pass, config.programs); };
+  // Loading BPF needs root; without it the results carry no kernel path.
+  std::unique_ptr<sigwake::KernelPathTracer> tracer;
+  if (geteuid() == 0) tracer = std::make_unique<sigwake::KernelPathTracer>();
+  sigwake::run_cases(config, hooks, tracer.get(), line);
+  return 0;
+}
