@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 
-from . import binaries, kconfig, qemu, results
+from . import binaries, kconfig, protocol, qemu, results
 from .bisect import BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
@@ -39,7 +39,7 @@ def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = Fals
 
 def guest_options(p: argparse.ArgumentParser, passes: tuple[str, ...]) -> None:
     p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
-    p.add_argument("--repeat", type=int, default=5, help="runs of each case per kernel")
+    p.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per kernel")
     p.add_argument("--passes", default=",".join(passes),
                    help=f"privilege passes, comma-separated, of {', '.join(PRIVILEGES)} (default: %(default)s)")
 
@@ -74,9 +74,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
     run.add_argument("--results", type=Path, default=REPO / "results")
     run.add_argument("--cache", type=Path, default=default_cache())
-    run.add_argument("--repro-timeout-ms", type=int, default=10_000, help="per reproducer, in the guest")
+    run.add_argument("--repro-timeout-ms", type=int, default=protocol.DEFAULT_TIMEOUT_MS, help="per reproducer run")
     run.add_argument("--boot-timeout", type=float, default=0.0, help="seconds per boot (default: 60 + reproducers x their timeout)")
-    run.add_argument("--repeat", type=int, default=5, help="runs of each reproducer per privilege pass")
+    run.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per privilege pass")
     run.add_argument("--cpus", type=int, default=1, help="guest vCPUs (more than one under TCG: see README)")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     return p

@@ -10,26 +10,26 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import console, initramfs, ktap, qemu
+from . import console, initramfs, ktap, protocol, qemu
 from .kernels import Kernel
 from .repeats import CaseRun, combine
 from .results import BootRecord, ReproResult
 from .verdicts import Verdict
 
 
-# The privilege passes the guest can run: root, then uid 65534 under each perf_event_paranoid.
-PRIVILEGES: tuple[str, ...] = ("root", "user-paranoid1", "user-paranoid2", "user-paranoid3")
+# The privilege passes a target can run: root, then uid 65534 under each perf_event_paranoid.
+PRIVILEGES: tuple[str, ...] = protocol.PASSES
 
 
 @dataclass(frozen=True)
 class GuestConfig:
     accel: qemu.Accel
-    repro_timeout_ms: int = 10_000
+    repro_timeout_ms: int = protocol.DEFAULT_TIMEOUT_MS
     boot_timeout_s: float = 0.0  # 0: derived from how many programs run
     quiet_limit_s: float = 0.0  # 0: derived from the reproducers' deadline (see silence_s)
     memory_mb: int = 512
     cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
-    repeat: int = 5
+    repeat: int = protocol.DEFAULT_REPEAT
     privileges: tuple[str, ...] = PRIVILEGES
 
     def timeout_for(self, programs: int) -> float:
@@ -115,9 +115,10 @@ def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestCo
     assert kernel.image is not None, "the host kernel runs natively"
     token = secrets.token_hex(8)
     timeout_s = config.timeout_for(len(programs))
+    keys = protocol.KEYS
     append = (
-        f"sigwake.timeout_ms={config.repro_timeout_ms}", f"sigwake.mode={mode}",
-        f"sigwake.repeat={config.repeat}", f"sigwake.passes={','.join(config.privileges)}",
+        f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
+        f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}",
     )
     privileges = config.privileges if mode == "run" else ()
     with tempfile.TemporaryDirectory(prefix="sigwake-boot-") as tmp:

@@ -7,6 +7,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .protocol import TOKEN_FILE
+
 MAGIC = b"070701"
 TRAILER = "TRAILER!!!"
 FIELDS = ("ino", "mode", "uid", "gid", "nlink", "mtime", "filesize", "devmajor", "devminor",
@@ -102,6 +104,7 @@ def guest_entries(init: Path, reproducers: dict[str, Path]) -> list[Entry]:
 
 
 def token_archive(token: str) -> bytes:
-    """A second archive for one boot: /sigwake/token, readable by root only. The kernel
+    """A second archive for one boot: the token file, readable by root only. The kernel
     unpacks concatenated archives in order, so it joins the shared initramfs."""
-    return encode([directory("sigwake"), Entry("sigwake/token", stat.S_IFREG | 0o400, token.encode() + b"\n")])
+    path = TOKEN_FILE.lstrip("/")
+    return encode([directory(path.rsplit("/", 1)[0]), Entry(path, stat.S_IFREG | 0o400, token.encode() + b"\n")])

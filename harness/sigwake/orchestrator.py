@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import binaries as binaries_mod
-from . import qemu
+from . import protocol, qemu
 from .debian import DebianError
 from .guest import GuestConfig
 from .kernels import KernelCache, KernelSpecError
@@ -28,9 +28,9 @@ class RunConfig:
     results_dir: Path
     kernel_specs: tuple[str, ...] = ("default", "host")
     accel: str | None = None
-    repro_timeout_ms: int = 10_000
+    repro_timeout_ms: int = protocol.DEFAULT_TIMEOUT_MS
     boot_timeout_s: float = 0.0
-    repeat: int = 5
+    repeat: int = protocol.DEFAULT_REPEAT
     cpus: int = 1
 
 

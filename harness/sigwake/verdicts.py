@@ -1,9 +1,13 @@
-"""The verdict vocabulary, the same words as repro/lib/report.h."""
+"""The verdict vocabulary. The words and their rules (KTAP result, directive,
+exit code, kernel or not) live in repro/protocol.json: the names here are the
+handles Python code uses, and tests/test_protocol.py holds them to that file."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
+
+from .protocol import RULES
 
 
 class Verdict(str, Enum):
@@ -26,18 +30,20 @@ class Verdict(str, Enum):
     @property
     def is_kernel_verdict(self) -> bool:
         """Says something about the kernel's behaviour, not about the harness or the boot."""
-        return self not in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED, Verdict.FLAKY)
+        rule = RULES.get(self.value)
+        return rule is not None and rule.kernel
 
     @property
     def is_ok(self) -> bool:
-        """An `ok` KTAP result line (a pass or a skip), as repro/lib/ktap.cc prints it."""
-        return self in (Verdict.DELIVERED, Verdict.UNSUPPORTED, Verdict.MEASURED)
+        """An `ok` KTAP result line (a pass or a skip), as the reproducers print it."""
+        rule = RULES.get(self.value)
+        return rule is not None and rule.ok
 
 
 def program_exit_code(verdicts: Iterable[Verdict]) -> int:
-    """The kselftest exit code a reproducer owes for its cases' verdicts (repro/lib/report.cc):
-    1 if any is not ok, 4 if every one was skipped, else 0."""
-    stated = list(verdicts)
-    if any(not v.is_ok for v in stated):
+    """The kselftest exit code a reproducer owes for its cases' verdicts (the rule in
+    repro/lib/report.cc): a failure if any case owes one, a skip if every case does, else 0."""
+    codes = [RULES[v.value].exit_code for v in verdicts]
+    if 1 in codes:
         return 1
-    return 4 if stated and all(v is Verdict.UNSUPPORTED for v in stated) else 0
+    return 4 if codes and all(code == 4 for code in codes) else 0

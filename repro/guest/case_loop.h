@@ -29,8 +29,8 @@ constexpr const char* kParanoidSysctl = "/proc/sys/kernel/perf_event_paranoid";
 struct LoopConfig {
   std::vector<std::string> programs;  // paths, run in this order
   std::vector<Pass> passes;
-  long long repeat = 5;
-  std::chrono::milliseconds budget{10000};  // each run's deadline
+  long long repeat = 1;
+  std::chrono::milliseconds budget{0};  // each run's deadline
 };
 
 struct PassHooks {

@@ -4,12 +4,13 @@
 // archive the harness appends per boot), which init reads and unlinks before
 // any reproducer runs: not on the command line, which every process (and dmesg)
 // can read. Kernel command line:
-//   sigwake.timeout_ms=N     per-reproducer deadline (default 10000)
-//   sigwake.repeat=N         runs of each case per pass (default 5)
+//   sigwake.timeout_ms=N     per-reproducer deadline
+//   sigwake.repeat=N         runs of each case per pass
 //   sigwake.passes=P,...     privilege passes, in order (default: all of them):
 //                            root, or user-paranoidN: uid 65534 with
 //                            /proc/sys/kernel/perf_event_paranoid set to N
 //   sigwake.mode=poweroff    report the uptime at /init and power off (bench)
+// (keys and defaults: repro/protocol.json)
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -28,11 +29,11 @@
 #include "../lib/kernel_path.h"
 #include "case_loop.h"
 #include "frame.h"
+#include "protocol.h"
 
 namespace {
 
 constexpr const char* kReproDir = "/repro";
-constexpr const char* kTokenFile = "/sigwake/token";
 
 std::vector<std::string> programs_in(const char* directory) {
   std::vector<std::string> paths;
@@ -70,9 +71,9 @@ int main() {
   const int console_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
   const int out = console_fd >= 0 ? console_fd : STDOUT_FILENO;
   const std::string cmdline = sigwake::read_text("/proc/cmdline");
-  std::string token = sigwake::read_text(kTokenFile);
+  std::string token = sigwake::read_text(sigwake::protocol::kTokenFile);
   token.erase(token.find_last_not_of("\n") + 1);
-  unlink(kTokenFile);
+  unlink(sigwake::protocol::kTokenFile);
   sigwake::Framer framer(token.empty() ? "unset" : token);
   const auto line = [&framer, out](const std::string& payload) {
     const std::string framed = framer.frame(payload);
@@ -85,7 +86,8 @@ int main() {
   line("KTAP version 1");
   line("# sigwake.release=" + std::string(uts.release));
   line("# sigwake.init_uptime_ms=" + std::to_string(static_cast<long long>(uptime_s * 1000)));
-  if (sigwake::option_value(cmdline, "sigwake.mode", "run") == "poweroff") {
+  namespace protocol = sigwake::protocol;
+  if (sigwake::option_value(cmdline, protocol::kKeyMode, "run") == "poweroff") {
     line("1..0 # SKIP poweroff mode");
     line("# sigwake.done=0");
     power_off();
@@ -94,10 +96,10 @@ int main() {
 
   sigwake::LoopConfig config;
   config.programs = programs_in(kReproDir);
-  config.budget = std::chrono::milliseconds(sigwake::positive_or(sigwake::option_value(cmdline, "sigwake.timeout_ms", ""), 10000));
-  config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, "sigwake.repeat", ""), 5);
-  const std::string passes =
-      sigwake::option_value(cmdline, "sigwake.passes", "root,user-paranoid1,user-paranoid2,user-paranoid3");
+  config.budget = std::chrono::milliseconds(
+      sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyTimeoutMs, ""), protocol::kDefaultTimeoutMs));
+  config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
+  const std::string passes = sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses);
   for (const std::string& name : sigwake::split(passes, ',')) {
     sigwake::Pass pass;
     if (sigwake::parse_pass(name, &pass)) config.passes.push_back(pass);

@@ -2,6 +2,8 @@
 // the same framed KTAP as a guest's console, on stdout. The token is the first
 // line of stdin (not an argument: any process of the user can read those).
 //   sigwake-run [--timeout-ms N] [--repeat N] [--passes P,...] PROGRAM...
+//   sigwake-run --protocol     the protocol as compiled in, for the test that holds
+//                              C++ and Python to repro/protocol.json
 // A pass runs where this host allows it, else it is skipped with the reason:
 // the unprivileged passes need root (to become uid 65534), a path uid 65534 can
 // reach, and the host's own perf_event_paranoid (sigwake never changes it).
@@ -18,6 +20,7 @@
 #include "../lib/kernel_path.h"
 #include "case_loop.h"
 #include "frame.h"
+#include "protocol.h"
 
 namespace {
 
@@ -47,13 +50,33 @@ std::string skip_reason(const sigwake::Pass& pass, const std::vector<std::string
 
 }  // namespace
 
+// One line per rule: "verdict WORD ok|not-ok DIRECTIVE EXIT kernel|harness", then the rest.
+void print_protocol() {
+  namespace protocol = sigwake::protocol;
+  for (const protocol::VerdictRule& r : protocol::kVerdictRules) {
+    std::printf("verdict %s %s %s %d %s\n", r.word, r.ok ? "ok" : "not-ok", *r.directive ? r.directive : "-",
+                r.exit_code, r.kernel ? "kernel" : "harness");
+  }
+  std::printf("passes %s\n", protocol::kAllPasses);
+  std::printf("default repeat %lld\ndefault timeout_ms %lld\n", protocol::kDefaultRepeat, protocol::kDefaultTimeoutMs);
+  std::printf("key timeout_ms %s\nkey repeat %s\nkey passes %s\nkey mode %s\ntoken_file %s\n", protocol::kKeyTimeoutMs,
+              protocol::kKeyRepeat, protocol::kKeyPasses, protocol::kKeyMode, protocol::kTokenFile);
+}
+
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--protocol") {
+    print_protocol();
+    return 0;
+  }
   sigwake::LoopConfig config;
+  config.budget = std::chrono::milliseconds(sigwake::protocol::kDefaultTimeoutMs);
+  config.repeat = sigwake::protocol::kDefaultRepeat;
   std::string passes = "root";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--timeout-ms" && i + 1 < argc) config.budget = std::chrono::milliseconds(sigwake::positive_or(argv[++i], 10000));
-    else if (arg == "--repeat" && i + 1 < argc) config.repeat = sigwake::positive_or(argv[++i], 5);
+    if (arg == "--timeout-ms" && i + 1 < argc) {
+      config.budget = std::chrono::milliseconds(sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultTimeoutMs));
+    } else if (arg == "--repeat" && i + 1 < argc) config.repeat = sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultRepeat);
     else if (arg == "--passes" && i + 1 < argc) passes = argv[++i];
     else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--passes P,...] PROGRAM...\n");

@@ -10,10 +10,9 @@ std::string ktap_document(const std::vector<Report>& reports) {
     out += "# verdict=" + std::string(verdict_name(report.verdict())) + "\n";
     if (!report.reason().empty()) out += "# reason=" + report.reason() + "\n";
 
-    const Verdict verdict = report.verdict();
-    out += (exit_code(verdict) != 1 ? "ok " : "not ok ") + std::to_string(i + 1) + " " + report.name();
-    if (verdict == Verdict::kUnsupported) out += " # SKIP " + report.reason();
-    if (verdict == Verdict::kError || verdict == Verdict::kNone) out += " # ERROR " + report.reason();
+    const protocol::VerdictRule& r = rule(report.verdict());
+    out += (r.ok ? "ok " : "not ok ") + std::to_string(i + 1) + " " + report.name();
+    if (*r.directive != '\0') out += std::string(" # ") + r.directive + " " + report.reason();
     out += "\n";
   }
   return out;

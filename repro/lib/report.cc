@@ -4,30 +4,16 @@
 
 namespace sigwake {
 
-std::string_view verdict_name(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kDelivered: return "delivered";
-    case Verdict::kNotDelivered: return "not-delivered";
-    case Verdict::kMisdelivered: return "misdelivered";
-    case Verdict::kNoWakeup: return "no-wakeup";
-    case Verdict::kNoRecord: return "no-record";
-    case Verdict::kUnsupported: return "unsupported";
-    case Verdict::kMeasured: return "measured";
-    case Verdict::kWrongCount: return "wrong-count";
-    case Verdict::kError:
-    case Verdict::kNone: return "error";
+const protocol::VerdictRule& rule(Verdict verdict) {
+  for (const protocol::VerdictRule& r : protocol::kVerdictRules) {
+    if (r.verdict == verdict) return r;
   }
-  return "error";
+  return rule(Verdict::kError);  // kNone: not decided is an error
 }
 
-int exit_code(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kDelivered:
-    case Verdict::kMeasured: return 0;
-    case Verdict::kUnsupported: return 4;
-    default: return 1;
-  }
-}
+std::string_view verdict_name(Verdict verdict) { return rule(verdict).word; }
+
+int exit_code(Verdict verdict) { return rule(verdict).exit_code; }
 
 int exit_code(const std::vector<Report>& reports) {
   bool all_skipped = !reports.empty();

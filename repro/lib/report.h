@@ -6,27 +6,19 @@
 #include <utility>
 #include <vector>
 
+#include "protocol.h"
+
 namespace sigwake {
 
-// The same words as harness/sigwake/verdicts.py.
-// Every word but error (and none) is a kernel verdict: what the kernel did.
-enum class Verdict {
-  kNone,          // not decided yet: reported as an error
-  kDelivered,     // the wakeup happened and the signal arrived as promised (for poll controls: poll() woke)
-  kNotDelivered,  // the wakeup happened (record written, POLLIN) but no signal by the deadline
-  kMisdelivered,  // a signal came, but to another thread, with other siginfo, or another number of them
-  kNoWakeup,      // the records were written past the watermark, but poll() never reported POLLIN
-  kNoRecord,      // the trigger ran, but the kernel wrote no record for it
-  kUnsupported,   // the kernel refused the setup (a probe or the errno says why)
-  kMeasured,      // a figure that matches the kernel's documented model (memlock_budget)
-  kWrongCount,    // a figure that differs from the kernel's documented model
-  kError,         // the reproducer itself failed; never a kernel verdict
-};
-
+// Verdict, its words and its KTAP and exit-code rules come from repro/protocol.json
+// (the generated protocol.h), shared with harness/sigwake/verdicts.py.
 std::string_view verdict_name(Verdict verdict);
 
 // kselftest exit codes: 0 pass, 1 fail, 4 skip.
 int exit_code(Verdict verdict);
+
+// Its rule in the protocol (kNone has error's).
+const protocol::VerdictRule& rule(Verdict verdict);
 
 class Report;
 // A program's code over all its cases: 1 if any failed or erred, 4 if all were skipped, else 0.
