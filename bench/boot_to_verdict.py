@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
 from sigwake import binaries, qemu  # noqa: E402
 from sigwake.cli import REPO, default_cache  # noqa: E402
-from sigwake.guest import GuestConfig, run_guest  # noqa: E402
+from sigwake.guest import GuestConfig  # noqa: E402
+from sigwake.targets import QemuTarget  # noqa: E402
 from sigwake.kernels import KernelCache  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
 
@@ -48,16 +49,17 @@ def main() -> int:
         initrd = built.initramfs(Path(tmp) / "guest.cpio")
         for spec in args.kernels or ["default"]:
             for kernel in cache.resolve(spec, quiet):
-                if kernel.native:
-                    continue
+                if kernel.image is None:
+                    continue  # the host boots nothing
+                target, bare_target = QemuTarget(kernel, initrd), QemuTarget(kernel, initrd, mode="poweroff")
                 full: list[float] = []
                 bare: list[float] = []
                 uptime: list[float] = []
                 passes: dict[str, list[float]] = {}
                 per_case: dict[str, list[float]] = {}
                 for _ in range(args.boots):
-                    run = run_guest(kernel, initrd, programs, config, Path(tmp) / "console.log")
-                    off = run_guest(kernel, initrd, [], config, Path(tmp) / "console.log", mode="poweroff")
+                    run = target.run(built, config, Path(tmp) / "console.log")
+                    off = bare_target.run(built, config, Path(tmp) / "console.log")
                     if run.boot.status != "ok" or off.boot.status != "ok" or off.boot.init_uptime_ms is None:
                         print(f"{kernel.id}: boot {run.boot.status}/{off.boot.status}: {run.boot.detail}")
                         break

@@ -24,7 +24,8 @@ from sigwake import binaries, kconfig, qemu, source_tree  # noqa: E402
 from sigwake.bisect import Probe, bisect_tree  # noqa: E402
 from sigwake.build import BuildRequest, KernelBuilder, git  # noqa: E402
 from sigwake.cli import REPO, default_cache  # noqa: E402
-from sigwake.guest import GuestConfig, run_guest  # noqa: E402
+from sigwake.guest import GuestConfig  # noqa: E402
+from sigwake.targets import QemuTarget  # noqa: E402
 from sigwake.kernels import KernelCache, file_kernel  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
 
@@ -66,8 +67,8 @@ def main() -> int:
             seconds = []
             for _ in range(3):
                 start = time.monotonic()
-                off = run_guest(file_kernel(image), built.initramfs(work / "guest.cpio"), [], config,
-                                work / "console.log", mode="poweroff")
+                target = QemuTarget(file_kernel(image), built.initramfs(work / "guest.cpio"), mode="poweroff")
+                off = target.run(built, config, work / "console.log")
                 seconds.append(time.monotonic() - start if off.boot.status == "ok" else float("nan"))
             print(f"  boot to power-off, {label:14} {sorted(seconds)[1]:5.2f} s ({accel.name})")
 

@@ -23,7 +23,7 @@ from sigwake.guest import GuestConfig  # noqa: E402
 from sigwake.kernels import DEFAULT_KERNELS, KernelCache, host_kernel  # noqa: E402
 from sigwake.targets import HostTarget, QemuTarget  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
-from sigwake.results import ReproResult  # noqa: E402
+from sigwake.model import ReproResult  # noqa: E402
 
 
 def disagreements(runs: dict[str, int]) -> int:

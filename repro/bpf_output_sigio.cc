@@ -15,8 +15,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -25,6 +23,7 @@
 #include "lib/budgets.h"
 #include "lib/decide.h"
 #include "lib/evidence.h"
+#include "lib/libbpf_log.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
@@ -33,16 +32,6 @@ namespace {
 
 constexpr int kENOTSUPP = 524;  // the kernel's "not supported" for this command, not in the libc headers
 constexpr std::uint64_t kMarker = 0x73696777616b65;  // "sigwake": the record carries it
-
-// libbpf's messages (the verifier log among them), kept for the evidence.
-std::string g_libbpf_log;
-
-int keep_libbpf_log(libbpf_print_level, const char* format, va_list args) {
-  char line[1024];
-  std::vsnprintf(line, sizeof line, format, args);
-  g_libbpf_log += line;
-  return 0;
-}
 
 // Why a load failed with `err`, when a probe shows the kernel refuses BPF here.
 std::string kernel_refusal(int err) {
@@ -70,13 +59,13 @@ struct Writer {
   bpf_output_bpf* skeleton;
 
   explicit Writer(Report& report) {
-    libbpf_set_print(keep_libbpf_log);
+    keep_libbpf_log();
     skeleton = bpf_output_bpf__open();
     if (skeleton == nullptr) throw ReproError(errno_text("opening the BPF object"));
     skeleton->rodata->marker = kMarker;
     if (const int err = bpf_output_bpf__load(skeleton); err != 0) {
       bpf_output_bpf__destroy(skeleton);
-      report.add("libbpf_log", g_libbpf_log.substr(g_libbpf_log.size() > 2000 ? g_libbpf_log.size() - 2000 : 0));
+      report.add("libbpf_log", libbpf_log_tail(2000));
       errno = -err;
       const std::string what = errno_text("loading the BPF program");
       if (const std::string refusal = kernel_refusal(-err); !refusal.empty()) throw Unsupported(what + " (" + refusal + ")");

@@ -38,10 +38,7 @@ SIGWAKE_CASE(exactly_once) {
 
   int crossings = 0;
   const RecordRead read = ring.consume();
-  for (const Record& record : read.records) {
-    const auto mmap = parse_mmap(record);
-    for (const auto& page : pages) crossings += mmap && mmap->addr == page->address();
-  }
+  for (const auto& page : pages) crossings += count_mmaps_of(read, page->address());
   add_record_evidence(report, read);
   report.add("crossings", static_cast<long long>(crossings));
   add_poll_evidence(report, revents);

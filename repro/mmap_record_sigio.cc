@@ -43,12 +43,8 @@ SIGWAKE_CASE(mmap_record_sigio) {
   const short revents = wait_readable(event.fd(), kWakeupBudget);
   sigio.collect(kSignalGrace, kSettle);
 
-  int ours = 0;
   const RecordRead read = ring.consume();
-  for (const Record& record : read.records) {
-    const auto mmap_record = parse_mmap(record);
-    ours += mmap_record && mmap_record->addr == address && mmap_record->tid == static_cast<std::uint32_t>(gettid());
-  }
+  const int ours = count_mmaps_of(read, address, static_cast<std::uint32_t>(gettid()));
   add_record_evidence(report, read);
   report.add("mmap_records_of_our_page", static_cast<long long>(ours));
   add_poll_evidence(report, revents);

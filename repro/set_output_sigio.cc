@@ -12,6 +12,7 @@
 #include "lib/budgets.h"
 #include "lib/decide.h"
 #include "lib/evidence.h"
+#include "lib/fixture.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
@@ -21,31 +22,24 @@ namespace {
 void shared_buffer(Report& report, bool fasync_on_target, bool fasync_on_source) {
   const int target_signo = SIGRTMIN + 3, source_signo = SIGRTMIN + 4;  // tell the owners apart
   SignalCapture target_signals(target_signo), source_signals(source_signo);
-  pin_to_cpu(0);
-  StoppedChild child;
   perf_event_attr silent = switch_watermark_attr(1);
   silent.context_switch = 0;
-  PerfEvent target = PerfEvent::open(silent, child.pid(), -1);
-  PerfEvent source = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
-  RingBuffer ring = RingBuffer::map(target.fd(), 0);
-  source.set_output(target);
-  if (fasync_on_target) target.request_signals(getpid(), target_signo);
+  SwitchFixture f(silent);  // the target: its buffer, none of its own records
+  PerfEvent source = PerfEvent::open(switch_watermark_attr(1), f.child.pid(), -1);
+  source.set_output(f.event);
+  if (fasync_on_target) f.event.request_signals(getpid(), target_signo);
   if (fasync_on_source) source.request_signals(getpid(), source_signo);
-  target.enable();
   source.enable();
-
-  child.resume();
-  const short revents = wait_readable(target.fd(), kWakeupBudget);
+  const short revents = f.trigger();
   // Each owner gets its own signal number: wait on the one asked for (the source
   // when both are), then take whatever the other has pending.
   const SignalCapture& asked = fasync_on_source ? source_signals : target_signals;
   const SignalCapture& other = fasync_on_source ? target_signals : source_signals;
   asked.collect(kSignalGrace, kSettle);
   other.accept_pending();
-  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
 
   report.add("fasync_on", fasync_on_target && fasync_on_source ? "both" : fasync_on_target ? "target" : "source");
-  const int records = add_record_evidence(report, ring.consume());
+  const int records = add_record_evidence(report, f.ring.consume());
   add_poll_evidence(report, revents);
   add_signal_evidence(report, target_signals, "target_");
   add_signal_evidence(report, source_signals, "source_");

@@ -13,6 +13,7 @@
 #include "lib/budgets.h"
 #include "lib/decide.h"
 #include "lib/evidence.h"
+#include "lib/fixture.h"
 #include "lib/owner_thread.h"
 #include "lib/process.h"
 #include "lib/repro.h"
@@ -62,25 +63,18 @@ SIGWAKE_CASE(setown_ex_tid_overflow) {
 
 SIGWAKE_CASE(setown_ex_tid_watermark) {
   SignalCapture sigio(SIGIO);
-  pin_to_cpu(0);  // the child, both threads, the records and their irq_work
-  StoppedChild child;
-  PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  SwitchFixture f;  // pinned: the child, both threads, the records and their irq_work
   OwnerThread owner(sigio);
-  event.request_signals(owner.tid(), SIGIO, PerfEvent::Owner::kThread);
-  event.enable();
-
+  f.event.request_signals(owner.tid(), SIGIO, PerfEvent::Owner::kThread);
   short revents = 0;
   {
     const SignalCapture::Unblocked decoy(sigio);
-    child.resume();
-    revents = wait_readable(event.fd(), kWakeupBudget);
+    revents = f.trigger();
     sigio.wait_for(1, Deadline(kSignalGrace));  // only a misdirected signal can end this early
   }
   owner.take();
-  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
 
-  const int records = add_record_evidence(report, ring.consume());
+  const int records = add_record_evidence(report, f.ring.consume());
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
   if (decided_by_thread(report, sigio, owner.tid())) return;

@@ -11,6 +11,7 @@
 #include "lib/budgets.h"
 #include "lib/decide.h"
 #include "lib/evidence.h"
+#include "lib/fixture.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
@@ -58,21 +59,14 @@ SIGWAKE_CASE(setsig_siginfo_overflow) {
 SIGWAKE_CASE(setsig_siginfo_watermark) {
   const int signo = SIGRTMIN + 2;
   SignalCapture capture(signo);
-  pin_to_cpu(0);
-  StoppedChild child;
-  PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
-  event.request_signals(getpid(), signo);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  event.enable();
-
-  child.resume();  // two crossings: switch-in, then switch-out as it stops
-  const short revents = wait_readable(event.fd(), kWakeupBudget);
+  SwitchFixture f;
+  f.event.request_signals(getpid(), signo);
+  const short revents = f.trigger();  // two crossings: switch-in, then switch-out as it stops
   capture.collect(kSignalGrace, kSettle);
-  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
 
-  const int records = add_record_evidence(report, ring.consume());
+  const int records = add_record_evidence(report, f.ring.consume());
   add_poll_evidence(report, revents);
-  if (decided_by_siginfo(report, capture, event.fd())) return;
+  if (decided_by_siginfo(report, capture, f.event.fd())) return;
   decide_watermark_signal(report, {records, (revents & POLLIN) != 0, capture.count()}, "SWITCH records");
 }
 

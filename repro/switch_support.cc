@@ -7,24 +7,17 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "lib/attrs.h"
-#include "lib/budgets.h"
 #include "lib/evidence.h"
-#include "lib/process.h"
+#include "lib/fixture.h"
 #include "lib/repro.h"
 
 namespace sigwake {
 namespace {
 
-void probe(Report& report, pid_t pid, int cpu, std::uint32_t record_type, StoppedChild& child) {
-  PerfEvent event = PerfEvent::open(switch_watermark_attr(1), pid, cpu);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  event.enable();
-  child.resume();
-  wait_readable(event.fd(), kWakeupBudget);
-  if (!child.ran(kWakeupBudget)) throw ReproError("the child never ran");
-
-  const RecordRead read = ring.consume();
+void probe(Report& report, SwitchFixture::Scope scope, std::uint32_t record_type) {
+  SwitchFixture f(switch_watermark_attr(1), scope);
+  f.trigger();
+  const RecordRead read = f.ring.consume();
   int wanted = 0;
   for (const Record& record : read.records) wanted += record.type == record_type;
   add_record_evidence(report, read);
@@ -35,16 +28,9 @@ void probe(Report& report, pid_t pid, int cpu, std::uint32_t record_type, Stoppe
 
 }  // namespace
 
-SIGWAKE_CASE(switch_support_task) {
-  pin_to_cpu(0);
-  StoppedChild child;
-  probe(report, child.pid(), -1, PERF_RECORD_SWITCH, child);
-}
+SIGWAKE_CASE(switch_support_task) { probe(report, SwitchFixture::Scope::kChild, PERF_RECORD_SWITCH); }
 
-SIGWAKE_CASE(switch_support_cpu_wide) {
-  pin_to_cpu(0);  // the child switches on CPU 0, which the event watches
-  StoppedChild child;
-  probe(report, -1, 0, PERF_RECORD_SWITCH_CPU_WIDE, child);
-}
+// The child switches on CPU 0, which the event watches.
+SIGWAKE_CASE(switch_support_cpu_wide) { probe(report, SwitchFixture::Scope::kCpu0, PERF_RECORD_SWITCH_CPU_WIDE); }
 
 }  // namespace sigwake

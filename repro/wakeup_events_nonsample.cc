@@ -11,6 +11,7 @@
 #include "lib/attrs.h"
 #include "lib/budgets.h"
 #include "lib/evidence.h"
+#include "lib/fixture.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
@@ -18,26 +19,19 @@ namespace sigwake {
 
 SIGWAKE_CASE(wakeup_events_nonsample) {
   SignalCapture sigio(SIGIO);
-  pin_to_cpu(0);
-  StoppedChild child;
   perf_event_attr attr = switch_watermark_attr(1);
   attr.watermark = 0;
   attr.wakeup_events = 1;
-  PerfEvent event = PerfEvent::open(attr, child.pid(), -1);
-  event.request_signals(getpid(), SIGIO);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  event.enable();
-
-  child.resume();
-  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
-  const short revents = wait_readable(event.fd(), kQuietWindow);  // no wakeup expected: the window is the test
+  SwitchFixture f(attr);
+  f.event.request_signals(getpid(), SIGIO);
+  const short revents = f.trigger(kQuietWindow);  // no wakeup expected: the window is the test
   if (revents & POLLIN) {
     sigio.wait_for(1, Deadline(kSignalGrace));  // a wakeup came after all: would a signal follow?
   } else {
     sigio.accept_pending();  // no wakeup, so no irq_work that could still send one
   }
 
-  const int records = add_record_evidence(report, ring.consume());
+  const int records = add_record_evidence(report, f.ring.consume());
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
   if (records == 0) return report.decide(Verdict::kNoRecord, "the child switched, no SWITCH record was written");

@@ -13,11 +13,9 @@
 
 #include <chrono>
 
-#include "lib/attrs.h"
-#include "lib/budgets.h"
 #include "lib/decide.h"
 #include "lib/evidence.h"
-#include "lib/process.h"
+#include "lib/fixture.h"
 #include "lib/repro.h"
 
 namespace sigwake {
@@ -26,23 +24,17 @@ namespace {
 // `owner` as F_SETOWN takes it: our pid, or minus our process group.
 void watermark_signal(Report& report, int setsig, pid_t owner) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
-  pin_to_cpu(0);
-  StoppedChild child;  // it leads a group of its own: never in ours
-  PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
-  event.request_signals(owner, setsig);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  event.enable();
+  SwitchFixture f;  // its child leads a group of its own: never in ours
+  f.event.request_signals(owner, setsig);
 
-  child.resume();  // runs once we sleep in poll: switch-in, stop, switch-out
   const std::int64_t start = monotonic_ns();
-  const short revents = wait_readable(event.fd(), kWakeupBudget);
+  const short revents = f.trigger();
   const std::int64_t woken = monotonic_ns();
   const bool signalled = sigio.wait_for(1, Deadline(kSignalGrace));
   const std::int64_t decided = monotonic_ns();
-  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
 
-  report.add("data_head", static_cast<long long>(ring.head()));
-  const int records = add_record_evidence(report, ring.consume());
+  report.add("data_head", static_cast<long long>(f.ring.head()));
+  const int records = add_record_evidence(report, f.ring.consume());
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
   report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));

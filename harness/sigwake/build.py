@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import kconfig, patches
+from .atomic import atomic_write
 from .progress import Progress
 
 ARCH = "x86_64"  # without it a tinyconfig is 32-bit
@@ -101,7 +102,7 @@ class KernelBuilder:
         image = dest / target
         shutil.copyfile(built_image, image)
         built = BuiltKernel(image, key, state, log, round(time.monotonic() - start, 1), False, warnings)
-        meta.write_text(json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
+        atomic_write(meta, json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
         progress.step(f"built {image} in {built.seconds} s")
         return built
 

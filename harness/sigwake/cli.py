@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 
-from . import binaries, kconfig, protocol, qemu, results
+from . import binaries, expectations, kconfig, protocol, qemu
+from .render_markdown import render_matrix
 from .bisect import BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
@@ -102,9 +103,9 @@ def run_command(args: argparse.Namespace) -> int:
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, tuple(args.kernels or ("default", "host")),
                        args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus)
     summary = run_kernels(config, Progress(quiet=args.quiet))
-    print(results.render_matrix(summary.results))
+    print(render_matrix(summary.results))
     for result in summary.results:
-        for mismatch in result.mismatches():
+        for mismatch in expectations.mismatches(result):
             print(f"differs from expectations: {mismatch}")
     print(f"recorded in {config.results_dir}/ (matrix.md and <kernel-id>.json with console logs)")
     for failure in summary.failures:

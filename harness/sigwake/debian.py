@@ -15,6 +15,7 @@ from pathlib import Path
 
 import apt_pkg
 
+from .atomic import atomic_stream
 from .progress import Progress
 
 MIRROR = "http://deb.debian.org/debian"
@@ -132,10 +133,8 @@ def extract_file(deb: Path, member: re.Pattern[str], dest: Path) -> Path | None:
                 if entry.isfile() and member.match(entry.name):
                     source = archive.extractfile(entry)
                     assert source is not None
-                    partial = dest.with_name(dest.name + ".partial")
-                    with partial.open("wb") as out:
+                    with atomic_stream(dest) as out:
                         shutil.copyfileobj(source, out, 1 << 20)
-                    partial.replace(dest)
                     proc.kill()
                     return dest
         proc.wait()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .model import Evidence, KernelResult
 from .verdicts import Verdict
 
 Version = tuple[int, int]
@@ -159,7 +160,7 @@ class Mismatch:
     kind: str  # "unexpected fix", "regression" or "mismatch"
     measured: Verdict
     expected: Verdict
-    evidence: dict[str, str]
+    evidence: Evidence
     source: str
 
     def __str__(self) -> str:
@@ -177,7 +178,7 @@ def classify(measured: Verdict, wanted: Verdict) -> str:
     return "mismatch"
 
 
-def check(kernel: str, release: str, repro: str, measured: Verdict, evidence: dict[str, str],
+def check(kernel: str, release: str, repro: str, measured: Verdict, evidence: Evidence,
           privilege: str = "root", origin: str = "debian") -> Mismatch | None:
     """None when the measured verdict is the known behaviour (or nothing is known)."""
     want = expected(repro, release, privilege, origin)
@@ -185,3 +186,11 @@ def check(kernel: str, release: str, repro: str, measured: Verdict, evidence: di
         return None
     return Mismatch(kernel, repro, privilege, classify(measured, want.verdict), measured, want.verdict, evidence,
                     want.source)
+
+
+def mismatches(result: KernelResult) -> list[Mismatch]:
+    """Every case of a kernel's result whose verdict is not the known behaviour."""
+    release = result.release or ""
+    found = (check(result.kernel_id, release, r.name, r.verdict, r.evidence, r.privilege, result.origin.kind)
+             for r in result.reproducers)
+    return [m for m in found if m is not None]

@@ -13,7 +13,7 @@ from pathlib import Path
 from . import console, initramfs, ktap, protocol, qemu
 from .kernels import Kernel
 from .repeats import CaseRun, combine
-from .results import BootRecord, ReproResult
+from .model import BootRecord, ReproResult
 from .verdicts import Verdict
 
 

@@ -7,6 +7,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .atomic import atomic_write
 from .protocol import TOKEN_FILE
 
 MAGIC = b"070701"
@@ -88,10 +89,7 @@ def decode(archive: bytes) -> list[Entry]:
 
 
 def write(entries: list[Entry], dest: Path) -> Path:
-    partial = dest.with_name(dest.name + ".partial")
-    partial.write_bytes(encode(entries))
-    partial.replace(dest)
-    return dest
+    return atomic_write(dest, encode(entries))
 
 
 def guest_entries(init: Path, reproducers: dict[str, Path]) -> list[Entry]:

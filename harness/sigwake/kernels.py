@@ -8,10 +8,12 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
+from .atomic import atomic_write
 from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, extract_file, extract_image
+from .model import Origin
 from .progress import Progress
 
 
@@ -30,21 +32,6 @@ DEFAULT_KERNELS: tuple[DebianQuery, ...] = (
     DebianQuery("trixie", r"linux-image-6\.12\.[\d.]+\+deb13(\.\d+)?-amd64"),
     DebianQuery("sid", r"linux-binary-7\.2\.[\d.]+\+deb14-amd64"),
 )
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a kernel came from, as recorded in its result file."""
-
-    kind: str  # "debian", "file" or "host"
-    package: str | None = None
-    version: str | None = None
-    suite: str | None = None
-    path: str | None = None
-    sha256: str | None = None
-
-    def to_json(self) -> dict[str, str]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -116,7 +103,7 @@ class KernelCache:
             extract_image(deb, image)
             deb.unlink()
             origin = Origin("debian", package.name, package.version, package.suite, sha256=sha256_of(image))
-            meta.write_text(json.dumps(origin.to_json(), indent=2) + "\n")
+            atomic_write(meta, json.dumps(origin.to_json(), indent=2) + "\n")
         origin = Origin(**json.loads(meta.read_text()))
         if sha256_of(image) != origin.sha256:
             raise DebianError(f"cached image {image} does not match its recorded sha256; delete {where}")

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .model import Evidence, evidence_value
 from .verdicts import Verdict, program_exit_code
 
-CaseOutcome = tuple[str, Verdict, str, dict[str, str]]  # case, verdict, reason, evidence
+CaseOutcome = tuple[str, Verdict, str, Evidence]  # case, verdict, reason, evidence
 
 RESULT = re.compile(r"^(?P<ok>ok|not ok) (?P<number>\d+) (?P<name>[^#]*?)\s*(?:# (?P<directive>[A-Z]+)\s*(?P<why>.*))?$")
 DIAGNOSTIC = re.compile(r"^# (?P<key>[A-Za-z0-9_.]+)=(?P<value>.*)$")
@@ -39,7 +40,7 @@ class CaseDocument:
     """One case of a reproducer's KTAP output: the diagnostics before its result line."""
 
     name: str
-    evidence: dict[str, str] = field(default_factory=dict)
+    evidence: Evidence = field(default_factory=dict)  # a whole number is a number
     stated_verdict: str | None = None
     stated_reason: str = ""
     result: ResultLine | None = None
@@ -112,7 +113,7 @@ def parse_program(lines: list[str]) -> ProgramDocument:
             elif diag["key"] == "reason":
                 pending.stated_reason = diag["value"]
             else:
-                pending.evidence[diag["key"]] = diag["value"]
+                pending.evidence[diag["key"]] = evidence_value(diag["value"])
         elif (result := parse_result(line)) is not None:
             pending.name, pending.result = result.name, result
             doc.cases.append(pending)
@@ -137,7 +138,7 @@ class GuestRun:
     document: ProgramDocument = field(default_factory=ProgramDocument)
     result: ResultLine | None = None
     duration_us: int | None = None
-    kernel_path: dict[str, str] = field(default_factory=dict)  # function -> count, or why unavailable
+    kernel_path: Evidence = field(default_factory=dict)  # function -> count, or why unavailable
 
     def problem(self) -> tuple[Verdict, str] | None:
         """What ended the program abnormally, if anything did."""
@@ -199,7 +200,7 @@ def parse_guest(payloads: list[str]) -> GuestReport:
         elif key == "sigwake.duration_us" and current is not None:
             current.duration_us = int(value)
         elif key.startswith(KERNEL_PATH) and current is not None:
-            current.kernel_path[key[len(KERNEL_PATH):]] = value
+            current.kernel_path[key[len(KERNEL_PATH):]] = evidence_value(value)
         elif key == "sigwake.done":
             report.done = int(value) == len(report.runs) == report.plan
         elif line.startswith("1.."):

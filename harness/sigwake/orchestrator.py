@@ -4,6 +4,7 @@ the matrix."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections import Counter
 import subprocess
@@ -16,7 +17,9 @@ from .debian import DebianError
 from .guest import GuestConfig
 from .kernels import KernelCache, KernelSpecError
 from .progress import Progress
-from .results import KernelResult, console_log_path, write_matrix, write_result
+from .model import KernelResult, Runner
+from .render_markdown import write_matrix
+from .store import console_log_path, write_result
 from .targets import Target, target_for
 
 
@@ -64,8 +67,8 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConf
     results_dir.mkdir(parents=True, exist_ok=True)
     outcome = target.run(built, guest, console_log_path(results_dir, target.kernel.id))
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    runner = {**target.describe(guest), **({"skipped_passes": outcome.skipped} if outcome.skipped else {})}
-    return KernelResult(target.kernel.id, outcome.release, target.kernel.origin.to_json(), runner, outcome.boot,
+    runner = dataclasses.replace(target.describe(guest), skipped_passes=outcome.skipped)
+    return KernelResult(target.kernel.id, outcome.release, target.kernel.origin, runner, outcome.boot,
                         outcome.reproducers, now, commit, outcome.paranoid)
 
 

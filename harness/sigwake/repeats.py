@@ -7,7 +7,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .results import ReproResult
+from .model import Evidence, ReproResult
 from .verdicts import Verdict
 
 
@@ -17,9 +17,9 @@ class CaseRun:
     privilege: str
     verdict: Verdict
     reason: str
-    evidence: dict[str, str]
+    evidence: Evidence
     duration_ms: float | None = None
-    kernel_path: dict[str, str] = field(default_factory=dict)
+    kernel_path: Evidence = field(default_factory=dict)
 
 
 def combine(runs: list[CaseRun]) -> list[ReproResult]:

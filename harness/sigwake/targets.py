@@ -13,6 +13,7 @@ from .binaries import Binaries
 from .guest import GuestConfig, GuestOutcome, run_guest
 from .host import run_host
 from .kernels import Kernel
+from .model import Runner
 
 
 class Target(Protocol):
@@ -20,8 +21,8 @@ class Target(Protocol):
 
     def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome: ...
 
-    def describe(self, config: GuestConfig) -> dict[str, object]:
-        """What ran it, for the result's `runner`."""
+    def describe(self, config: GuestConfig) -> Runner:
+        """What ran it, for the result."""
 
 
 @dataclass(frozen=True)
@@ -29,14 +30,15 @@ class QemuTarget:
     kernel: Kernel
     initrd: Path  # the programs' initramfs, written once for every kernel of a run
     qemu_version: str = ""
+    mode: str = "run"  # "poweroff": the init reports its uptime and powers off at once (benches)
 
     def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome:
-        return run_guest(self.kernel, self.initrd, sorted(binaries.reproducers), config, console_log)
+        programs = sorted(binaries.reproducers) if self.mode == "run" else []
+        return run_guest(self.kernel, self.initrd, programs, config, console_log, self.mode)
 
-    def describe(self, config: GuestConfig) -> dict[str, object]:
-        return {"mode": "qemu", "qemu": self.qemu_version, "accel": config.accel.name,
-                "accel_reason": config.accel.reason, "cpus": config.cpus, "memory_mb": config.memory_mb,
-                "repeat": config.repeat}
+    def describe(self, config: GuestConfig) -> Runner:
+        return Runner("qemu", config.repeat, self.qemu_version, config.accel.name, config.accel.reason, config.cpus,
+                      config.memory_mb)
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,8 @@ class HostTarget:
     def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome:
         return run_host(binaries, config, console_log)
 
-    def describe(self, config: GuestConfig) -> dict[str, object]:
-        return {"mode": "native", "repeat": config.repeat}
+    def describe(self, config: GuestConfig) -> Runner:
+        return Runner("native", config.repeat)
 
 
 def target_for(kernel: Kernel, initrd: Path, qemu_version: str = "") -> Target:

@@ -14,7 +14,7 @@ from .guest import GuestConfig, GuestOutcome
 from .kernels import file_kernel
 from .targets import QemuTarget
 from .progress import Progress
-from .results import ReproResult
+from .model import ReproResult
 
 
 # Evidence that defines a case beyond its verdict word, compared wherever both sides report it:

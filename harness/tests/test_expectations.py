@@ -30,13 +30,13 @@ def test_unknown_reproducer_has_no_expectation() -> None:
 
 
 def test_a_backported_fix_is_an_unexpected_fix_not_a_regression() -> None:
-    m = expectations.check("6.1.0-57-amd64", "6.1.0-57-amd64", "watermark_sigio", Verdict.DELIVERED, {"signals": "1"})
+    m = expectations.check("6.1.0-57-amd64", "6.1.0-57-amd64", "watermark_sigio", Verdict.DELIVERED, {"signals": 1})
     assert m is not None and m.kind == "unexpected fix"
     assert "6.1.0-57-amd64" in str(m) and "signals=1" in str(m)
 
 
 def test_a_lost_signal_on_a_fixed_kernel_is_a_regression() -> None:
-    m = expectations.check("7.2", "7.2.13", "watermark_sigio", Verdict.NOT_DELIVERED, {"signals": "0"})
+    m = expectations.check("7.2", "7.2.13", "watermark_sigio", Verdict.NOT_DELIVERED, {"signals": 0})
     assert m is not None and m.kind == "regression"
     m = expectations.check("7.2", "7.2.13", "overflow_sigio", Verdict.ERROR, {})
     assert m is not None and m.kind == "mismatch"

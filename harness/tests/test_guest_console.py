@@ -33,7 +33,7 @@ def test_a_complete_report() -> None:
     assert got.boot.status == "ok" and got.boot.init_uptime_ms == 1300
     assert [(r.name, r.privilege, r.verdict) for r in got.reproducers] == [
         ("watermark_poll", "root", Verdict.DELIVERED), ("watermark_sigio", "root", Verdict.NOT_DELIVERED)]
-    assert got.reproducers[1].evidence == {"signals": "0"} and got.reproducers[1].duration_ms == 110.0
+    assert got.reproducers[1].evidence == {"signals": 0} and got.reproducers[1].duration_ms == 110.0
     assert got.reproducers[1].runs == {"not-delivered": 1}
 
 

@@ -36,18 +36,18 @@ def test_a_case_gives_verdict_reason_and_evidence() -> None:
     (case,) = parse_program(NOT_DELIVERED).verdicts()
     assert case == ("watermark_sigio", Verdict.NOT_DELIVERED,
                     "record written and POLLIN reported, no SIGIO within the grace",
-                    {"records": "3", "pollin": "1", "signals": "0"})
+                    {"records": 3, "pollin": 1, "signals": 0})
 
 
 def test_each_case_keeps_its_own_evidence() -> None:
     first, second = parse_program(TWO_CASES).verdicts()
-    assert first == ("setown_ex_tid_overflow", Verdict.DELIVERED, "", {"signal_tid": "41"})
-    assert second == ("setown_ex_tid_watermark", Verdict.NOT_DELIVERED, "wrong thread", {"signal_tid": "40"})
+    assert first == ("setown_ex_tid_overflow", Verdict.DELIVERED, "", {"signal_tid": 41})
+    assert second == ("setown_ex_tid_watermark", Verdict.NOT_DELIVERED, "wrong thread", {"signal_tid": 40})
 
 
 def test_a_measurement_is_ok() -> None:
     lines = ["KTAP version 1", "1..1", "# buffers=129", "# verdict=measured", "ok 1 memlock_budget"]
-    assert parse_program(lines).verdicts() == [("memlock_budget", Verdict.MEASURED, "", {"buffers": "129"})]
+    assert parse_program(lines).verdicts() == [("memlock_budget", Verdict.MEASURED, "", {"buffers": 129})]
 
 
 def test_result_line_that_contradicts_the_verdict_is_an_error() -> None:

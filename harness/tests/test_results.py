@@ -1,20 +1,24 @@
-"""Result files and the matrix."""
+"""The typed model, the store and the Markdown renderer."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from sigwake.results import BootRecord, KernelResult, ReproResult, load_results, render_matrix, write_matrix, write_result
+from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
+from sigwake.ktap import parse_program
+from sigwake.render_markdown import render_matrix, write_matrix
+from sigwake.store import load_results, write_result
 from sigwake.verdicts import Verdict
 
 
 def result(kernel_id: str, release: str, sigio: Verdict) -> KernelResult:
     return KernelResult(
-        kernel_id, release, {"kind": "debian", "package": f"linux-image-{kernel_id}"},
-        {"mode": "qemu", "accel": "tcg"}, BootRecord("ok", 4.0, 1300),
-        [ReproResult("watermark_sigio", sigio, "", {"records": "3", "pollin": "1", "signals": "0"}, 101.0),
-         ReproResult("watermark_poll", Verdict.DELIVERED, "", {"records": "2", "pollin": "1"}, 20.0)],
+        kernel_id, release, Origin("debian", package=f"linux-image-{kernel_id}"),
+        Runner("qemu", 5, accel="tcg"), BootRecord("ok", 4.0, 1300),
+        [ReproResult("watermark_sigio", sigio, "", {"records": 3, "pollin": 1, "signals": 0,
+                                                    "record_types": "SWITCH,SWITCH"}, 101.0),
+         ReproResult("watermark_poll", Verdict.DELIVERED, "", {"records": 2, "pollin": 1}, 20.0)],
         "2026-11-29T00:00:00+00:00", "abc",
     )
 
@@ -24,23 +28,34 @@ def test_write_then_load_round_trips(tmp_path: Path) -> None:
     path = write_result(tmp_path, original)
     assert path.name == "6.1.0-57-amd64.json"
     assert json.loads(path.read_text())["reproducers"][0]["verdict"] == "not-delivered"
-    assert load_results(tmp_path) == [original]
+    assert load_results(tmp_path).results == [original]
     assert not list(tmp_path.glob(".*partial"))
+
+
+def test_evidence_is_typed_from_the_parser_on() -> None:
+    ((_, _, _, evidence),) = parse_program(["KTAP version 1", "1..1", "# records=3", "# record_types=SWITCH",
+                                            "# si_band=0x41", "# verdict=delivered", "ok 1 a"]).verdicts()
+    assert evidence == {"records": 3, "record_types": "SWITCH", "si_band": "0x41"}
 
 
 def test_rewriting_replaces_and_keeps_other_kernels(tmp_path: Path) -> None:
     write_result(tmp_path, result("a", "6.1.0", Verdict.NOT_DELIVERED))
     write_result(tmp_path, result("b", "6.12.1", Verdict.DELIVERED))
     write_result(tmp_path, result("a", "6.1.0", Verdict.ERROR))
-    loaded = {r.kernel_id: r for r in load_results(tmp_path)}
+    loaded = {r.kernel_id: r for r in load_results(tmp_path).results}
     assert loaded["a"].reproducers[0].verdict is Verdict.ERROR
     assert loaded["b"].reproducers[0].verdict is Verdict.DELIVERED
 
 
-def test_a_foreign_json_file_is_named(tmp_path: Path) -> None:
+def test_a_foreign_or_truncated_file_is_named_and_the_others_still_load(tmp_path: Path) -> None:
+    write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
     (tmp_path / "notes.json").write_text("{}")
-    with pytest.raises(ValueError, match="notes.json"):
-        load_results(tmp_path)
+    (tmp_path / "cut.json").write_text(json.dumps(result("x", "6.1", Verdict.DELIVERED).to_json())[:200])
+    loaded = load_results(tmp_path)
+    assert [r.kernel_id for r in loaded.results] == ["6.1.0-57-amd64"]
+    assert sorted(u.split(":")[0].rsplit("/", 1)[-1] for u in loaded.unreadable) == ["cut.json", "notes.json"]
+    text = write_matrix(tmp_path).read_text()
+    assert "| 6.1.0-57-amd64 |" in text and "notes.json: not a sigwake result file" in text
 
 
 def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from sigwake import expectations
 from sigwake.guest import GuestOutcome
 from sigwake.mutants import MutantResult, table
-from sigwake.results import BootRecord, ReproResult
+from sigwake.model import BootRecord, ReproResult
 from sigwake.validate import compare, pair
 from sigwake.verdicts import Verdict
 

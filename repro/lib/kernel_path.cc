@@ -1,4 +1,5 @@
 #include "kernel_path.h"
+#include "libbpf_log.h"
 
 #include <bpf/libbpf.h>
 
@@ -32,7 +33,7 @@ const Function kFunctions[] = {
 };
 constexpr std::size_t kPendingIrq = 1, kPendingEvent = 2;
 
-std::string unavailable(int err, const char* doing) {
+std::string unavailable(int err, const std::string& doing) {
   return std::string("unavailable: ") + strerrorname_np(err) + " " + doing;
 }
 
@@ -49,7 +50,6 @@ std::string why_not_attached(const std::string& symbol, int err) {
   return "unavailable: no symbol " + symbol + " in /proc/kallsyms (inlined, or not in this kernel)";
 }
 
-int quiet_libbpf(libbpf_print_level, const char*, va_list) { return 0; }
 
 }  // namespace
 
@@ -61,14 +61,15 @@ struct KernelPathTracer::State {
 };
 
 KernelPathTracer::KernelPathTracer() : state_(std::make_unique<State>()) {
-  libbpf_set_print(quiet_libbpf);
+  keep_libbpf_log();
   state_->skeleton = kernel_path_bpf__open();
   if (state_->skeleton == nullptr) {
     state_->load_error = unavailable(errno, "opening the tracer");
     return;
   }
   if (const int err = kernel_path_bpf__load(state_->skeleton); err != 0) {
-    state_->load_error = unavailable(-err, "loading the tracer (no BPF, no kernel BTF, or not root)");
+    state_->load_error = unavailable(-err, "loading the tracer (no BPF, no kernel BTF, or not root); libbpf: " +
+                                                libbpf_log_tail(300));
     return;
   }
   for (std::size_t i = 0; i < std::size(kFunctions); ++i) {

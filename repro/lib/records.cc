@@ -67,6 +67,15 @@ std::optional<IpTidSample> parse_ip_tid_sample(const Record& record) {
                      load<std::uint32_t>(record, at + 12)};
 }
 
+int count_mmaps_of(const RecordRead& read, std::uint64_t address, std::uint32_t tid) {
+  int found = 0;
+  for (const Record& record : read.records) {
+    const auto mmap = parse_mmap(record);
+    found += mmap && mmap->addr == address && (tid == 0 || mmap->tid == tid);
+  }
+  return found;
+}
+
 const char* record_type_name(std::uint32_t type) {
   switch (type) {
     case PERF_RECORD_MMAP: return "MMAP";

@@ -39,6 +39,9 @@ struct MmapRecord {
 };
 std::optional<MmapRecord> parse_mmap(const Record& record);
 
+// How many PERF_RECORD_MMAPs in `read` are of the mapping at `address` (by thread `tid`, unless 0).
+int count_mmaps_of(const RecordRead& read, std::uint64_t address, std::uint32_t tid = 0);
+
 // A PERF_RECORD_SAMPLE whose sample_type is exactly PERF_SAMPLE_IP | PERF_SAMPLE_TID.
 struct IpTidSample {
   std::uint64_t ip = 0;

@@ -1,107 +1,17 @@
-"""Result files: results/<kernel-id>.json (written atomically) with the raw console
-log beside it, and results/matrix.md regenerated from every result file."""
+"""The Markdown matrix (results/matrix.md): one table per privilege pass, kernels
+as columns, each cell a verdict with its evidence, and every difference from the
+expectations table named; regenerated from the stored results alone."""
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from . import expectations
-from .verdicts import Verdict
-
-SCHEMA = 1
-
-
-@dataclass
-class ReproResult:
-    """One reproducer case at one privilege level, over its repeated runs."""
-
-    name: str
-    verdict: Verdict
-    reason: str = ""
-    evidence: dict[str, str] = field(default_factory=dict)  # of the first run (of the rarer outcome when flaky)
-    duration_ms: float | None = None  # median in-guest milliseconds of the program that ran it
-    privilege: str = "root"  # root, or user-paranoidN: uid 65534 with perf_event_paranoid N
-    runs: dict[str, int] = field(default_factory=dict)  # verdict -> how many runs reached it
-    kernel_path: dict[str, str] = field(default_factory=dict)  # function -> calls for our events, or why unavailable
-
-
-@dataclass
-class BootRecord:
-    status: str  # "ok", "timeout", "boot-failed", or "native" (no boot)
-    seconds: float | None = None  # QEMU start to exit
-    init_uptime_ms: int | None = None  # the guest's uptime when /init started
-    detail: str = ""
-    rejected_frames: int = 0  # console frames with another token, a bad CRC or a replayed number
-    console_tail: str | None = None  # kept when the boot did not end well
-    pass_seconds: dict[str, float] = field(default_factory=dict)  # in-guest time of each privilege pass
-    warnings: list[str] = field(default_factory=list)  # what the guest init warned of
-
-
-@dataclass
-class KernelResult:
-    kernel_id: str
-    release: str | None
-    origin: dict[str, str]
-    runner: dict[str, Any]  # mode (qemu or native), QEMU version, accelerator and why
-    boot: BootRecord
-    reproducers: list[ReproResult]
-    recorded_at: str
-    sigwake_commit: str
-    paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["schema"] = SCHEMA
-        for repro in data["reproducers"]:
-            repro["verdict"] = str(repro["verdict"])
-        return data
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> KernelResult:
-        repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"],
-                              r.get("privilege", "root"), r.get("runs", {}), r.get("kernel_path", {}))
-                  for r in data["reproducers"]]
-        fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers", "boot")}
-        return KernelResult(**fields, boot=BootRecord(**data["boot"]), reproducers=repros)
-
-    def mismatches(self) -> list[expectations.Mismatch]:
-        release, origin = self.release or "", self.origin.get("kind", "")
-        found = (expectations.check(self.kernel_id, release, r.name, r.verdict, r.evidence, r.privilege, origin)
-                 for r in self.reproducers)
-        return [m for m in found if m is not None]
-
-
-def atomic_write(path: Path, text: str) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text)
-    os.replace(partial, path)
-
-
-def console_log_path(results_dir: Path, kernel_id: str) -> Path:
-    return results_dir / f"{kernel_id}.console.log"
-
-
-def write_result(results_dir: Path, result: KernelResult) -> Path:
-    results_dir.mkdir(parents=True, exist_ok=True)
-    path = results_dir / f"{result.kernel_id}.json"
-    atomic_write(path, json.dumps(result.to_json(), indent=2) + "\n")
-    return path
-
-
-def load_results(results_dir: Path) -> list[KernelResult]:
-    found = []
-    for path in sorted(results_dir.glob("*.json")):
-        try:
-            found.append(KernelResult.from_json(json.loads(path.read_text())))
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{path}: not a sigwake result file ({e})") from e
-    return found
-
+from .atomic import atomic_write
+from .model import KernelResult, ReproResult
+from .store import load_results
 
 # The evidence a matrix cell shows, in this order, when the reproducer reported it.
 CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "target_signals", "source_signals", "crossings",
@@ -117,14 +27,14 @@ def cell(repro: ReproResult | None) -> str:
 
 def _sort_key(result: KernelResult) -> tuple[int, tuple[int, ...], str]:
     numbers = tuple(int(n) for n in re.findall(r"\d+", result.release or result.kernel_id)[:4])
-    return (1 if result.runner.get("mode") == "native" else 0, numbers, result.kernel_id)
+    return (1 if result.runner.mode == "native" else 0, numbers, result.kernel_id)
 
 
 def _origin(result: KernelResult) -> str:
     o = result.origin
-    if o.get("kind") == "debian":
-        return f"{o.get('package')} {o.get('version')} ({o.get('suite')})"
-    return o.get("path") or o.get("kind") or "?"
+    if o.kind == "debian":
+        return f"{o.package} {o.version} ({o.suite})"
+    return o.path or o.kind
 
 
 def _boot(result: KernelResult) -> str:
@@ -139,7 +49,7 @@ def _boot(result: KernelResult) -> str:
 def path_cell(repro: ReproResult | None) -> str:
     if repro is None or not repro.kernel_path:
         return "–"
-    return " → ".join(v if v.isdigit() else "n/a" for v in repro.kernel_path.values())
+    return " → ".join(str(v) if isinstance(v, int) else "n/a" for v in repro.kernel_path.values())
 
 
 def case_table(ordered: list[KernelResult], privilege: str, render: Callable[[ReproResult | None, bool], str],
@@ -166,9 +76,9 @@ def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
             *case_table(ordered, "root", lambda repro, _: path_cell(repro))]
 
 
-def render_matrix(results: list[KernelResult]) -> str:
+def render_matrix(results: list[KernelResult], unreadable: list[str] | None = None) -> str:
     ordered = sorted(results, key=_sort_key)
-    mismatches = [result.mismatches() for result in ordered]
+    mismatches = [expectations.mismatches(result) for result in ordered]
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [
         "# sigwake matrix",
@@ -187,14 +97,17 @@ def render_matrix(results: list[KernelResult]) -> str:
     lines += ["", "## Kernels", "", "| kernel | release | from | sha256 | boot | perf_event_paranoid per pass | runner |",
               "|---|---|---|---|---|---|---|"]
     for result in ordered:
-        sha = (result.origin.get("sha256") or "")[:12] or "–"
+        sha = (result.origin.sha256 or "")[:12] or "–"
         r = result.runner
-        runner = f"{r.get('qemu', '?')}; {r.get('accel', '?')}: {r.get('accel_reason', '?')}" \
-            if r.get("mode") == "qemu" else "native"
+        runner = f"{r.qemu}; {r.accel}: {r.accel_reason}" if r.mode == "qemu" else "native"
+        if r.skipped_passes:
+            runner += "; skipped " + ", ".join(f"{p} ({why})" for p, why in r.skipped_passes.items())
         paranoid = ", ".join(f"{k}: {v}" for k, v in result.paranoid.items()) or "–"
         lines.append(f"| {result.kernel_id} | {result.release or '?'} | {_origin(result)} | {sha} | {_boot(result)} "
                      f"| {paranoid} | {runner} |")
 
+    if unreadable:
+        lines += ["", "## Result files that could not be read", ""] + [f"- {u}" for u in unreadable]
     differences = [m for found in mismatches for m in found]
     lines += ["", "## Differences from the expectations table", ""]
     lines += [f"- {m}" for m in differences] or ["None."]
@@ -210,6 +123,5 @@ def render_matrix(results: list[KernelResult]) -> str:
 
 
 def write_matrix(results_dir: Path) -> Path:
-    path = results_dir / "matrix.md"
-    atomic_write(path, render_matrix(load_results(results_dir)))
-    return path
+    loaded = load_results(results_dir)
+    return atomic_write(results_dir / "matrix.md", render_matrix(loaded.results, loaded.unreadable))

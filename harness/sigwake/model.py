@@ -1,0 +1,107 @@
+"""The typed model of one run: where each kernel came from and what ran it, its
+boot, and each case's result with typed evidence. Made by the parser and the
+targets, kept by the store, read by the renderers; it judges nothing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .verdicts import Verdict
+
+SCHEMA = 2  # 2: typed evidence (whole numbers are numbers), a typed runner
+
+# An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
+Evidence = dict[str, int | str]
+NUMBER = re.compile(r"-?\d+")
+
+
+def evidence_value(text: str) -> int | str:
+    return int(text) if NUMBER.fullmatch(text) else text
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a kernel came from, as recorded in its result file."""
+
+    kind: str  # "debian", "file" or "host"
+    package: str | None = None
+    version: str | None = None
+    suite: str | None = None
+    path: str | None = None
+    sha256: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
+class Runner:
+    """What ran the case loop: a QEMU guest or this host."""
+
+    mode: str  # "qemu" or "native"
+    repeat: int
+    qemu: str = ""  # QEMU's version
+    accel: str = ""  # kvm or tcg
+    accel_reason: str = ""
+    cpus: int = 0
+    memory_mb: int = 0
+    skipped_passes: dict[str, str] = field(default_factory=dict)  # pass -> why the target could not run it
+
+
+@dataclass
+class ReproResult:
+    """One reproducer case at one privilege level, over its repeated runs."""
+
+    name: str
+    verdict: Verdict
+    reason: str = ""
+    evidence: Evidence = field(default_factory=dict)  # of the first run (of the rarer outcome when flaky)
+    duration_ms: float | None = None  # median milliseconds of the program run that ran it
+    privilege: str = "root"  # root, or user-paranoidN: uid 65534 with perf_event_paranoid N
+    runs: dict[str, int] = field(default_factory=dict)  # verdict -> how many runs reached it
+    kernel_path: Evidence = field(default_factory=dict)  # function -> calls for our events, or why unavailable
+
+
+@dataclass
+class BootRecord:
+    status: str  # "ok", "timeout", "boot-failed", or "native" (no boot)
+    seconds: float | None = None  # QEMU start (or the runner's start) to exit
+    init_uptime_ms: int | None = None  # the guest's uptime when /init started
+    detail: str = ""
+    rejected_frames: int = 0  # console frames with another token, a bad CRC or a replayed number
+    console_tail: str | None = None  # kept when the boot did not end well
+    pass_seconds: dict[str, float] = field(default_factory=dict)  # in-target time of each privilege pass
+    warnings: list[str] = field(default_factory=list)  # what the guest init warned of
+
+
+@dataclass
+class KernelResult:
+    kernel_id: str
+    release: str | None
+    origin: Origin
+    runner: Runner
+    boot: BootRecord
+    reproducers: list[ReproResult]
+    recorded_at: str
+    sigwake_commit: str
+    paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["schema"] = SCHEMA
+        data["origin"] = self.origin.to_json()
+        for repro in data["reproducers"]:
+            repro["verdict"] = str(repro["verdict"])
+        return data
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> KernelResult:
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"schema {data.get('schema')!r}, this sigwake reads schema {SCHEMA}")
+        repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"],
+                              r["privilege"], r["runs"], r["kernel_path"]) for r in data["reproducers"]]
+        fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers", "boot", "origin", "runner")}
+        return KernelResult(**fields, origin=Origin(**data["origin"]), runner=Runner(**data["runner"]),
+                            boot=BootRecord(**data["boot"]), reproducers=repros)

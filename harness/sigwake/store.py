@@ -1,0 +1,37 @@
+"""Where results are kept: results/<kernel-id>.json (written atomically), with the
+raw console log beside it. Reading a directory names every file it cannot read
+and goes on with the others."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .atomic import atomic_write
+from .model import KernelResult
+
+
+def console_log_path(results_dir: Path, kernel_id: str) -> Path:
+    return results_dir / f"{kernel_id}.console.log"
+
+
+def write_result(results_dir: Path, result: KernelResult) -> Path:
+    results_dir.mkdir(parents=True, exist_ok=True)
+    return atomic_write(results_dir / f"{result.kernel_id}.json", json.dumps(result.to_json(), indent=2) + "\n")
+
+
+@dataclass
+class Loaded:
+    results: list[KernelResult] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # "<file>: why"
+
+
+def load_results(results_dir: Path) -> Loaded:
+    loaded = Loaded()
+    for path in sorted(results_dir.glob("*.json")):
+        try:
+            loaded.results.append(KernelResult.from_json(json.loads(path.read_text())))
+        except (ValueError, KeyError, TypeError) as e:
+            loaded.unreadable.append(f"{path}: not a sigwake result file of this version ({e})")
+    return loaded

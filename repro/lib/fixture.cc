@@ -1,0 +1,20 @@
+#include "fixture.h"
+
+#include "errors.h"
+
+namespace sigwake {
+
+SwitchFixture::SwitchFixture(const perf_event_attr& attr, Scope scope)
+    : child(),
+      event(PerfEvent::open(attr, scope == Scope::kChild ? child.pid() : -1, scope == Scope::kChild ? -1 : 0)),
+      ring(RingBuffer::map(event.fd(), 0)) {}
+
+short SwitchFixture::trigger(std::chrono::milliseconds wait) {
+  event.enable();
+  child.resume();  // it runs once we sleep in poll
+  const short revents = wait_readable(event.fd(), wait);
+  if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
+  return revents;
+}
+
+}  // namespace sigwake
