@@ -17,10 +17,9 @@ from typing import TextIO
 
 from . import kconfig, patches
 from .atomic import atomic_write
-from .progress import Progress
+from .progress import EVERY_S, Progress
 
 ARCH = "x86_64"  # without it a tinyconfig is 32-bit
-PROGRESS_EVERY_S = 15.0
 
 
 class BuildError(RuntimeError):
@@ -146,7 +145,7 @@ class KernelBuilder:
             assert proc.stdout is not None
             for line in proc.stdout:
                 log_file.write(line)
-                if time.monotonic() - last_report > PROGRESS_EVERY_S:
+                if time.monotonic() - last_report > EVERY_S:
                     progress.step(f"  {what}: {line.strip()[:100]}")
                     last_report = time.monotonic()
             code = proc.wait()

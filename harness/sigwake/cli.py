@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 
-from . import binaries, expectations, kconfig, protocol, qemu
-from .render_markdown import render_matrix
+from . import binaries, kconfig, protocol, qemu
+from .render_summary import render_summary
+from .report import FORMATS, ReportOptions, render, write_reports
 from .bisect import BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
@@ -80,7 +81,19 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per privilege pass")
     run.add_argument("--cpus", type=int, default=1, help="guest vCPUs (more than one under TCG: see README)")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
+    report_options(run)
+
+    report = sub.add_parser("report", help="the reports, from the stored results (no re-run)")
+    report.add_argument("--results", type=Path, default=REPO / "results")
+    report.add_argument("--format", choices=FORMATS,
+                        help="print this one format (kcidb: what kcidb-submit takes); without it, write every file")
+    report_options(report)
     return p
+
+
+def report_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kcidb-origin", default="sigwake", help="KCIDB origin of every object (default: %(default)s)")
+    p.add_argument("--log-base-url", help="where the console logs are served, for KCIDB log_url (default: file: URLs)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             return validate_command(args, progress)
         if args.command == "bisect":
             return bisect_command(args, progress)
+        if args.command == "report":
+            return report_command(args)
         return run_command(args)
     except (BuildError, BisectError, PatchError, DebianError, ValueError) as e:
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
@@ -103,16 +118,27 @@ def run_command(args: argparse.Namespace) -> int:
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, tuple(args.kernels or ("default", "host")),
                        args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus)
     summary = run_kernels(config, Progress(quiet=args.quiet))
-    print(render_matrix(summary.results))
-    for result in summary.results:
-        for mismatch in expectations.mismatches(result):
-            print(f"differs from expectations: {mismatch}")
-    print(f"recorded in {config.results_dir}/ (matrix.md and <kernel-id>.json with console logs)")
+    options = ReportOptions(args.kcidb_origin, args.log_base_url)
+    written = write_reports(config.results_dir, options)
+    print(render_summary(summary.results), end="")
+    print(f"recorded in {config.results_dir}/: <kernel-id>.json with console logs; reports: "
+          + ", ".join(str(p.relative_to(config.results_dir)) for p in written if p.parent == config.results_dir)
+          + ", ktap/")
     for failure in summary.failures:
         print(f"not tested: {failure}", file=sys.stderr)
     for warning in summary.warnings:
         print(warning, file=sys.stderr)
     return 1 if summary.failures else 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    options = ReportOptions(args.kcidb_origin, args.log_base_url)
+    if args.format:
+        print(render(args.results, args.format, options), end="")
+        return 0
+    for path in write_reports(args.results, options):
+        print(path)
+    return 0
 
 
 def fragments_of(args: argparse.Namespace) -> tuple[Path, ...]:

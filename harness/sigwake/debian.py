@@ -16,7 +16,9 @@ from pathlib import Path
 import apt_pkg
 
 from .atomic import atomic_stream
-from .progress import Progress
+from .progress import EVERY_S, Progress
+
+DOWNLOAD_TIMEOUT_S = 900.0
 
 MIRROR = "http://deb.debian.org/debian"
 SECURITY_MIRROR = "http://deb.debian.org/debian-security"
@@ -107,7 +109,21 @@ class AptSuite:
         if existing:
             return existing[-1]
         progress.step(f"apt: downloading {package.name} {package.version} from {self.suite}")
-        self._run(["apt-get", *self.options(), "-q", "download", f"{package.name}={package.version}"], cwd=dest_dir)
+        argv = ["apt-get", *self.options(), "-q", "download", f"{package.name}={package.version}"]
+        with subprocess.Popen(argv, cwd=dest_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+            deadline = time.monotonic() + DOWNLOAD_TIMEOUT_S
+            while True:  # a long download says how far it got, every EVERY_S
+                try:
+                    _, stderr = proc.communicate(timeout=EVERY_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() > deadline:
+                        proc.kill()
+                        raise DebianError(f"downloading {package.name} took over {DOWNLOAD_TIMEOUT_S} s")
+                    sofar = sum(f.stat().st_size for f in dest_dir.rglob("*") if f.is_file()) >> 20
+                    progress.step(f"  downloading {package.name}: {sofar} MiB so far")
+        if proc.returncode != 0:
+            raise DebianError(f"apt-get download {package.name} failed ({proc.returncode}): {stderr.strip()[-800:]}")
         got = sorted(dest_dir.glob(f"{package.name}_*.deb"))
         if not got:
             raise DebianError(f"apt-get download left no .deb for {package.name}")

@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 
+# How often a long step (a download, a build) says how far it got.
+EVERY_S = 15.0
+
+
 @dataclass
 class Progress:
     stream: TextIO = field(default_factory=lambda: sys.stderr)

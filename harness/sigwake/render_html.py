@@ -1,0 +1,70 @@
+"""results/index.html: one self-contained page a QA person would rather look at than
+read. The kernel x case matrix per privilege pass, each cell coloured by how it
+reads against the expectations and linked to its evidence, and a picture of the
+watermark verdict across kernels in version order with the boundary drawn. Jinja2
+(Debian's python3-jinja2) fills the template and escapes what it fills in; the
+picture is inline SVG: no script, no second file, and every point is an element a
+browser test can find."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .judgement import Outcome, judged_cases
+from .model import KernelResult
+from .store import console_log_path
+
+CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "buffers", "predicted_buffers")
+COLOURS = {"delivered": "#2e9b2e", "not-delivered": "#c0392b"}
+HEADLINE = "watermark_sigio"
+
+
+def _version_key(kernel: KernelResult) -> tuple[int, tuple[int, ...], str]:
+    numbers = tuple(int(n) for n in re.findall(r"\d+", kernel.release or kernel.kernel_id)[:4])
+    return (1 if kernel.runner.mode == "native" else 0, numbers, kernel.kernel_id)
+
+
+def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
+    points = []
+    for index, kernel in enumerate(ordered):
+        root = next((c for c in kernel.reproducers if c.name == HEADLINE and c.privilege == "root"), None)
+        verdict = str(root.verdict) if root else "not run"
+        points.append({"kernel": kernel.kernel_id, "verdict": verdict, "x": 90 + index * 190,
+                       "colour": COLOURS.get(verdict, "#999")})
+    boundary = next((points[i]["x"] - 95 for i in range(1, len(points))
+                     if points[i - 1]["verdict"] != "delivered" and points[i]["verdict"] == "delivered"), None)
+    return {"points": points, "boundary": boundary, "width": 90 + 190 * max(len(points), 1), "height": 140}
+
+
+def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None) -> str:
+    ordered = sorted(kernels, key=_version_key)
+    judged = [judged_cases(k) for k in ordered]
+    privileges = list(dict.fromkeys(p for passes in judged for p in passes))
+    passes = []
+    for privilege in privileges:
+        by_kernel = [{j.name: j for j in passes_of.get(privilege, [])} for passes_of in judged]
+        rows = []
+        for case in sorted({name for cells in by_kernel for name in cells}):
+            cells = []
+            for kernel, found in zip(ordered, by_kernel):
+                j = found.get(case)
+                cells.append(None if j is None else {
+                    "outcome": str(j.outcome), "verdict": str(j.case.verdict), "why": j.why or j.case.reason,
+                    "evidence": " ".join(f"{k}={j.case.evidence[k]}" for k in CELL_EVIDENCE if k in j.case.evidence),
+                    "href": f"{kernel.kernel_id}.json"})
+            rows.append({"case": case, "cells": cells})
+        passes.append((privilege, rows))
+    differences = [f"{j.kernel.kernel_id} [{j.case.privilege}] {j.name}: {j.why}"
+                   for cases_by_pass in judged for cases in cases_by_pass.values() for j in cases
+                   if j.outcome is Outcome.FAIL]
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+                                      autoescape=True, undefined=jinja2.StrictUndefined)
+    commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
+    return environment.get_template("report.html.j2").render(
+        kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
+        passes=passes, picture=_picture(ordered), differences=differences, unreadable=unreadable or [],
+        commits=f"sigwake {commits}")
