@@ -46,10 +46,12 @@ Origins origins(const RecordRead& read, pid_t task) {
 }
 
 // Opens `attr` inherited on a task whose forked writer runs `write`; enables it
-// once both are stopped and resumes the writer alone. Returns what was seen.
-// `settle` is how long poll() may take to report a wakeup that should come.
+// once both are stopped and resumes the writer alone, then runs `meanwhile`.
+// Returns what was seen. `settle` is how long poll() may take to report a
+// wakeup that should come.
 Seen observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, unsigned ring_log2,
-             std::chrono::milliseconds settle, const std::function<void()>& write) {
+             std::chrono::milliseconds settle, const std::function<void()>& write,
+             const std::function<void()>& meanwhile = {}) {
   pin_to_cpu(0);
   int writer_pipe[2];
   check(pipe2(writer_pipe, O_CLOEXEC) == 0, "pipe2");
@@ -71,6 +73,7 @@ Seen observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, u
   }
   event.enable();
   check(kill(writer, SIGCONT) == 0, "kill(writer, SIGCONT)");
+  if (meanwhile) meanwhile();
   const bool wrote = (wait_readable(writer_pipe[0], kWakeupBudget) & POLLIN) != 0;
   close(writer_pipe[0]);
   if (!wrote) throw ReproError("the writer never ran");
@@ -98,8 +101,23 @@ SIGWAKE_CASE(inherit_wakeup_watermark) {
 
 SIGWAKE_CASE(inherit_wakeup_overflow) {
   SignalCapture sigio(SIGIO);
-  const Seen seen = observe(report, sigio, task_clock_overflow_attr(100'000, ring_data_bytes(kOverflowRingPagesLog2)),
-                           kOverflowRingPagesLog2, 0ms, [] { burn_cpu(5ms); });
+  // The writer spends CPU time until we have seen the signal (or the budget ends): how soon the
+  // first sample comes is the timer's business, not a guess of ours.
+  int stop[2];
+  check(pipe2(stop, O_CLOEXEC) == 0, "pipe2");
+  const Seen seen = observe(
+      report, sigio, task_clock_overflow_attr(100'000, ring_data_bytes(kOverflowRingPagesLog2)), kOverflowRingPagesLog2,
+      0ms,
+      [&] {
+        const Deadline cap(2 * kWakeupBudget);
+        while (!(wait_readable(stop[0], 0ms) & POLLIN) && !cap.expired()) burn_cpu(1ms);
+      },
+      [&] {
+        sigio.wait_for(1, Deadline(kWakeupBudget));
+        (void)!::write(stop[1], "!", 1);
+      });
+  close(stop[0]);
+  close(stop[1]);
   decide_overflow_signal(report, seen);
 }
 

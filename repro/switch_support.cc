@@ -18,10 +18,20 @@ void probe(Report& report, SwitchFixture::Scope scope, std::uint32_t record_type
   SwitchFixture f(switch_watermark_attr(1), scope);
   f.trigger();
   const RecordRead read = f.ring.consume();
-  int wanted = 0;
-  for (const Record& record : read.records) wanted += record.type == record_type;
+  int wanted = 0, outs = 0;
+  for (const Record& record : read.records) {
+    if (record.type != record_type) continue;
+    ++wanted;
+    outs += (record.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+  }
   add_record_evidence(report, read);
   report.add("wanted_records", static_cast<long long>(wanted));
+  report.add("switch_out_records", static_cast<long long>(outs));
+  // The child switched in and out: both kinds must be there, told apart by PERF_RECORD_MISC_SWITCH_OUT.
+  if (wanted > 0 && (outs == 0 || outs == wanted)) {
+    return report.decide(Verdict::kWrongCount, std::to_string(outs) + " of " + std::to_string(wanted) +
+                                                   " records marked PERF_RECORD_MISC_SWITCH_OUT: in and out not told apart");
+  }
   if (wanted > 0) return report.decide(Verdict::kDelivered);
   report.decide(Verdict::kNoRecord, std::string("the child switched, the event wrote no ") + record_type_name(record_type));
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,13 @@ class Binaries:
             raise BuildError(f"no reproducer program {', '.join(unknown)}; there are {', '.join(sorted(self.reproducers))}")
         chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
         return Binaries(self.init, chosen, self.runner)
+
+    def digest(self) -> str:
+        """sha256 over every program that runs: a result made by other programs is another result."""
+        digest = hashlib.sha256()
+        for path in (self.init, self.runner, *(self.reproducers[name] for name in sorted(self.reproducers))):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()
 
     def initramfs(self, dest: Path) -> Path:
         return initramfs.write(initramfs.guest_entries(self.init, self.reproducers), dest)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
 from .kernels import KernelCache
-from .orchestrator import RunConfig, run_kernels
+from .atomic import DiskFullError
+from .orchestrator import Interrupted, RunConfig, run_kernels
 from .patches import PatchError
 from .progress import Progress
 from .validate import validate_patch
@@ -81,6 +83,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per privilege pass")
     run.add_argument("--cpus", type=int, default=1, help="guest vCPUs (more than one under TCG: see README)")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
+    run.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                     help="kernels run at once, each its own QEMU (default: the cores, %(default)s)")
+    run.add_argument("--resume", action="store_true",
+                     help="keep kernels already recorded for the same image and the same programs")
     report_options(run)
 
     report = sub.add_parser("report", help="the reports, from the stored results (no re-run)")
@@ -109,15 +115,25 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             return report_command(args)
         return run_command(args)
-    except (BuildError, BisectError, PatchError, DebianError, ValueError) as e:
+    except (BuildError, BisectError, PatchError, DebianError, DiskFullError, ValueError) as e:
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
         return 1
 
 
 def run_command(args: argparse.Namespace) -> int:
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, tuple(args.kernels or ("default", "host")),
-                       args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus)
-    summary = run_kernels(config, Progress(quiet=args.quiet))
+                       args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus, args.jobs,
+                       args.resume)
+    # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        summary = run_kernels(config, Progress(quiet=args.quiet))
+    except Interrupted as stop:
+        done = [r.kernel_id for r in stop.summary.results]
+        print(f"interrupted: finished and kept in {config.results_dir}/: {', '.join(done) or 'none'}; "
+              f"not finished: {', '.join(stop.summary.unfinished) or 'none'} (run again with --resume)",
+              file=sys.stderr)
+        return 130
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     written = write_reports(config.results_dir, options)
     print(render_summary(summary.results), end="")

@@ -5,6 +5,7 @@ that panics, hangs or prints no complete report becomes a recorded verdict."""
 from __future__ import annotations
 
 import secrets
+import threading
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ class GuestConfig:
     cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
     repeat: int = protocol.DEFAULT_REPEAT
     privileges: tuple[str, ...] = PRIVILEGES
+    stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
 
     def timeout_for(self, programs: int) -> float:
         """A cap for the whole boot: every program run may take two wakeup budgets per case it holds
@@ -128,6 +130,6 @@ def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestCo
             shutil.copyfileobj(shared, out)
             out.write(initramfs.token_archive(token))
         request = qemu.BootRequest(kernel.image, boot_initrd, append, config.accel, timeout_s, config.memory_mb,
-                                   config.cpus, config.silence_s)
+                                   config.cpus, config.silence_s, config.stop)
         outcome = qemu.boot(request, console_log)
     return interpret(outcome, token, programs, privileges, timeout_s)

@@ -20,7 +20,7 @@ def run_host(binaries: Binaries, config: GuestConfig, console_log: Path) -> Gues
     token = secrets.token_hex(8)
     programs = sorted(binaries.reproducers)
     timeout_s = config.timeout_for(len(programs))
-    argv = [str(binaries.runner), "--timeout-ms", str(config.repro_timeout_ms), "--repeat", str(config.repeat),
+    argv = [*qemu.DIE_WITH_US, str(binaries.runner), "--timeout-ms", str(config.repro_timeout_ms), "--repeat", str(config.repeat),
             "--passes", ",".join(config.privileges), *(str(binaries.reproducers[name]) for name in programs)]
     start = time.monotonic()
     try:

@@ -48,6 +48,7 @@ class Runner:
     cpus: int = 0
     memory_mb: int = 0
     skipped_passes: dict[str, str] = field(default_factory=dict)  # pass -> why the target could not run it
+    programs: str = ""  # sha256 of the programs that ran (the init, the runner, every reproducer)
 
 
 @dataclass

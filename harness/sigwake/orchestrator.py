@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections import Counter
+import json
+import os
 import subprocess
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +19,7 @@ from . import binaries as binaries_mod
 from . import protocol, qemu
 from .debian import DebianError
 from .guest import GuestConfig
-from .kernels import KernelCache, KernelSpecError
+from .kernels import Kernel, KernelCache, KernelSpecError
 from .progress import Progress
 from .model import KernelResult, Runner
 from .render_markdown import write_matrix
@@ -35,6 +39,8 @@ class RunConfig:
     boot_timeout_s: float = 0.0
     repeat: int = protocol.DEFAULT_REPEAT
     cpus: int = 1
+    jobs: int = 1  # kernels run at once (each a QEMU, one vCPU by default)
+    resume: bool = False  # skip kernels already recorded for the same image and the same programs
 
 
 @dataclass
@@ -42,6 +48,8 @@ class RunSummary:
     results: list[KernelResult] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # kernels that could not even be fetched
     warnings: list[str] = field(default_factory=list)  # said at the start and again at the end
+    resumed: list[str] = field(default_factory=list)  # kernels whose earlier result was kept (--resume)
+    unfinished: list[str] = field(default_factory=list)  # kernels not recorded when the run was interrupted
 
 
 def source_commit(source: Path) -> str:
@@ -62,14 +70,34 @@ def dirty_warning(commit: str) -> str | None:
 
 
 def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConfig, results_dir: Path,
-                  commit: str) -> KernelResult:
+                  commit: str, programs: str) -> KernelResult:
     """Runs the case loop on one target and makes its result (the caller stores it)."""
     results_dir.mkdir(parents=True, exist_ok=True)
     outcome = target.run(built, guest, console_log_path(results_dir, target.kernel.id))
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    runner = dataclasses.replace(target.describe(guest), skipped_passes=outcome.skipped)
+    runner = dataclasses.replace(target.describe(guest), skipped_passes=outcome.skipped, programs=programs)
     return KernelResult(target.kernel.id, outcome.release, target.kernel.origin, runner, outcome.boot,
                         outcome.reproducers, now, commit, outcome.paranoid)
+
+
+def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:
+    """The kernel's stored result, if it was made from the same image with the same programs and ran."""
+    path = results_dir / f"{kernel.id}.json"
+    try:
+        earlier = KernelResult.from_json(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    same_image = earlier.origin.sha256 == kernel.origin.sha256 and (kernel.image is not None or
+                                                                    earlier.release == os.uname().release)
+    ran = earlier.boot.status in ("ok", "native")
+    return earlier if same_image and ran and earlier.runner.programs == programs else None
+
+
+def guests_that_fit(jobs: int, memory_mb: int) -> int:
+    """As many guests as asked, but no more than the memory available now holds (with room to spare)."""
+    available_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                         if line.startswith("MemAvailable:")), 0)
+    return max(1, min(jobs, available_kb // 1024 // (memory_mb + 256)))
 
 
 def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
@@ -79,7 +107,9 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     initrd = built.initramfs(config.build_dir / "sigwake-initramfs.cpio")
     accel = qemu.choose_accel(config.accel)
     progress.step(f"accelerator: {accel.name} ({accel.reason})")
-    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat)
+    stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
+    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
+                        stop=stop)
     cache = KernelCache(config.cache)
     commit = source_commit(config.source)
     if (warning := dirty_warning(commit)) is not None:
@@ -87,21 +117,66 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         progress.step(warning)
     qemu_version = qemu.qemu_version()
 
+    kernels: list[Kernel] = []
     for spec in config.kernel_specs:
         try:
-            kernels = cache.resolve(spec, progress)
+            kernels += cache.resolve(spec, progress)
         except (DebianError, KernelSpecError, OSError) as e:
             summary.failures.append(f"{spec}: {e}")
             progress.step(f"cannot test {spec}: {e}")
-            continue
-        for kernel in kernels:
-            target = target_for(kernel, initrd, qemu_version)
-            progress.step(f"testing {kernel.id} on {type(target).__name__}")
-            result = record_kernel(target, built, guest, config.results_dir, commit)
+    programs = built.digest()
+    pending = []
+    for kernel in kernels:
+        earlier = recorded_before(config.results_dir, kernel, programs) if config.resume else None
+        if earlier is not None:
+            progress.step(f"{kernel.id}: recorded before for this image and these programs, kept (--resume)")
+            summary.results.append(earlier)
+            summary.resumed.append(kernel.id)
+        else:
+            pending.append(kernel)
+
+    jobs = guests_that_fit(config.jobs, guest.memory_mb)
+    if jobs < config.jobs:
+        progress.step(f"{jobs} guests at once, not {config.jobs}: the memory available holds no more")
+    recording = threading.Lock()  # a result and the matrix after it are written by one thread at a time
+
+    def run_one(kernel: Kernel) -> KernelResult:
+        target = target_for(kernel, initrd, qemu_version)
+        progress.step(f"testing {kernel.id} on {type(target).__name__}")
+        result = record_kernel(target, built, guest, config.results_dir, commit, programs)
+        with recording:
             write_result(config.results_dir, result)
             write_matrix(config.results_dir)
-            counts = Counter(str(r.verdict) for r in result.reproducers)
-            tally = ", ".join(f"{n} {v}" for v, n in counts.most_common())
-            progress.step(f"  {kernel.id}: boot {result.boot.status}; {tally}")
-            summary.results.append(result)
+        counts = Counter(str(r.verdict) for r in result.reproducers)
+        tally = ", ".join(f"{n} {v}" for v, n in counts.most_common())
+        progress.step(f"  {kernel.id}: boot {result.boot.status}; {tally}")
+        return result
+
+    done: dict[str, KernelResult] = {}
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="kernel")
+    futures = {pool.submit(run_one, kernel): kernel for kernel in pending}
+    try:
+        for future in as_completed(futures):
+            done[futures[future].id] = future.result()
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM: every running boot kills its QEMU; what finished is recorded, what did
+        # not is named.
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future, kernel in futures.items():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                done[kernel.id] = future.result()
+        summary.unfinished = [k.id for k in pending if k.id not in done]
+        summary.results += [done[k.id] for k in pending if k.id in done]
+        raise Interrupted(summary) from None
+    pool.shutdown()
+    summary.results += [done[k.id] for k in pending]  # in the order asked, whatever the order of finishing
     return summary
+
+
+class Interrupted(Exception):
+    """The run was interrupted; `summary` says what was recorded and what was not."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary

@@ -6,8 +6,9 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 QEMU = "qemu-system-x86_64"
@@ -72,6 +73,7 @@ class BootRequest:
     memory_mb: int = 512
     cpus: int = 1
     silence_s: float = 0.0  # kill QEMU once its console has been silent this long (0: never)
+    stop: threading.Event | None = field(default=None, compare=False)  # set: kill QEMU and raise Stopped
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class BootOutcome:
 def command(request: BootRequest, console_log: Path) -> list[str]:
     accel = ["-accel", "kvm", "-cpu", "host"] if request.accel.name == "kvm" else ["-accel", "tcg"]
     return [
-        QEMU, *accel,
+        *DIE_WITH_US, QEMU, *accel,
         "-m", str(request.memory_mb), "-smp", str(request.cpus),
         "-nic", "none", "-no-reboot", "-display", "none", "-monitor", "none",
         "-serial", f"file:{console_log}",
@@ -96,7 +98,15 @@ def command(request: BootRequest, console_log: Path) -> list[str]:
     ]
 
 
+class Stopped(Exception):
+    """The run was interrupted while this boot went on; its QEMU was killed."""
+
+
 WATCH_EVERY_S = 1.0  # how often the silence watchdog looks at the console's size
+
+# QEMU dies with the harness, however the harness ends (a CI runner's SIGTERM, a crash): the
+# kernel sends it SIGKILL when the thread that started it is gone.
+DIE_WITH_US = ("setpriv", "--pdeathsig", "KILL", "--")
 
 
 def boot(request: BootRequest, console_log: Path) -> BootOutcome:
@@ -109,18 +119,25 @@ def boot(request: BootRequest, console_log: Path) -> BootOutcome:
     with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True) as proc:
         timed_out = True
-        while (now := time.monotonic()) - start < request.timeout_s:
-            try:
-                proc.wait(timeout=min(WATCH_EVERY_S, request.timeout_s - (now - start)))
-                timed_out = False
-                break
-            except subprocess.TimeoutExpired:
-                size = console_log.stat().st_size if console_log.exists() else 0
-                if size != last_size:
-                    last_size, last_growth = size, time.monotonic()
-                elif request.silence_s and time.monotonic() - last_growth > request.silence_s:
-                    silent_s = time.monotonic() - last_growth
+        try:
+            while (now := time.monotonic()) - start < request.timeout_s:
+                try:
+                    proc.wait(timeout=min(WATCH_EVERY_S, request.timeout_s - (now - start)))
+                    timed_out = False
                     break
+                except subprocess.TimeoutExpired:
+                    if request.stop is not None and request.stop.is_set():
+                        raise Stopped(f"stopped while booting {request.image}")
+                    size = console_log.stat().st_size if console_log.exists() else 0
+                    if size != last_size:
+                        last_size, last_growth = size, time.monotonic()
+                    elif request.silence_s and time.monotonic() - last_growth > request.silence_s:
+                        silent_s = time.monotonic() - last_growth
+                        break
+        except BaseException:  # Ctrl-C, SIGTERM turned into an exception: QEMU goes first
+            proc.kill()
+            proc.wait()
+            raise
         if timed_out:
             proc.kill()
         _, stderr = proc.communicate()

@@ -14,6 +14,7 @@ from .guest import GuestConfig, GuestOutcome
 from .kernels import file_kernel
 from .targets import QemuTarget
 from .progress import Progress
+from .verdicts import Verdict
 from .model import ReproResult
 
 
@@ -57,8 +58,10 @@ def differing_evidence(before: ReproResult, after: ReproResult) -> tuple[str, ..
 def compare(before: ReproResult, after: ReproResult) -> tuple[str, tuple[str, ...]]:
     """The outcome for one case and the defining evidence that changed. "fixes" and "regresses"
     are judged against the behaviour of a kernel with every known fix (the expectations table)."""
-    if before.verdict.is_kernel_verdict and "ended" in after.evidence:
-        return "lost", ()  # it reached a verdict before; now its program died (a signal it never expected)
+    if before.verdict.is_kernel_verdict and after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):
+        # The same programs reached a verdict on the base kernel: what stops them now is the patch
+        # (a syscall it makes fail, a signal they never expected, a kernel that hangs or dies).
+        return "lost", ()
     if not (before.verdict.is_kernel_verdict and after.verdict.is_kernel_verdict):
         return "inconclusive", ()  # an error, a timeout, a failed boot or a flaky side says nothing
     differing = differing_evidence(before, after)

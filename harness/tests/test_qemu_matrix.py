@@ -186,3 +186,14 @@ def test_kernel_path_shows_where_the_chain_stops(run: RunSummary, kernel_6_1: Ke
     for path in (broken, fixed):
         value = path["perf_output_wakeup"]
         assert isinstance(value, int) or str(value).startswith("unavailable: "), value
+
+
+def test_parallel_boots_reach_the_same_verdicts(run: RunSummary, kernel_6_1: Kernel, kernel_6_12: Kernel,
+                                                cache_root: Path, tmp_path: Path) -> None:
+    config = RunConfig(REPO, REPO / "build", cache_root, tmp_path / "results", (spec(kernel_6_1), spec(kernel_6_12)),
+                       jobs=2)
+    parallel = run_kernels(config, Progress(quiet=True))
+    assert [r.kernel_id for r in parallel.results] == [r.kernel_id for r in run.results]  # the order asked
+    serial = {(r.kernel_id, c.privilege, c.name): c.verdict for r in run.results for c in r.reproducers}
+    assert {(r.kernel_id, c.privilege, c.name): c.verdict for r in parallel.results for c in r.reproducers} == serial
+    assert all((tmp_path / "results" / f"{r.kernel_id}.json").exists() for r in parallel.results)
