@@ -137,9 +137,8 @@ def run_command(args: argparse.Namespace) -> int:
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     written = write_reports(config.results_dir, options)
     print(render_summary(summary.results), end="")
-    print(f"recorded in {config.results_dir}/: <kernel-id>.json with console logs; reports: "
-          + ", ".join(str(p.relative_to(config.results_dir)) for p in written if p.parent == config.results_dir)
-          + ", ktap/")
+    reports = sorted({str(p.relative_to(config.results_dir)).split("/")[0] for p in written})
+    print(f"recorded in {config.results_dir}/: <kernel-id>.json with console logs; reports: {', '.join(reports)}")
     for failure in summary.failures:
         print(f"not tested: {failure}", file=sys.stderr)
     for warning in summary.warnings:

@@ -47,7 +47,8 @@ def render(results_dir: Path, fmt: str, options: ReportOptions) -> str:
 
 
 def write_reports(results_dir: Path, options: ReportOptions) -> list[Path]:
-    """Every file format beside the results: matrix.md, ktap/<kernel>.ktap, junit.xml, kcidb.json, index.html."""
+    """Every file format beside the results: matrix.md, ktap/<kernel>.ktap, junit.xml, kcidb/submission.json
+    (not beside the result files: those are every *.json there), index.html."""
     loaded = load_results(results_dir)
     kernels = loaded.results
     written = [atomic_write(results_dir / "matrix.md", render_matrix(kernels, loaded.unreadable))]
@@ -55,6 +56,7 @@ def write_reports(results_dir: Path, options: ReportOptions) -> list[Path]:
     written += [atomic_write(results_dir / "ktap" / f"{k.kernel_id}.ktap", render_ktap(k)) for k in kernels]
     written.append(atomic_write(results_dir / "junit.xml", render_junit(kernels)))
     kcidb = render_kcidb(kernels, results_dir, options.kcidb_origin, options.log_base_url)
-    written.append(atomic_write(results_dir / "kcidb.json", json.dumps(kcidb, indent=2) + "\n"))
+    (results_dir / "kcidb").mkdir(exist_ok=True)
+    written.append(atomic_write(results_dir / "kcidb" / "submission.json", json.dumps(kcidb, indent=2) + "\n"))
     written.append(atomic_write(results_dir / "index.html", render_html(kernels, loaded.unreadable)))
     return written

@@ -27,7 +27,7 @@ from sigwake.render_html import render_html
 from sigwake.render_junit import render_junit
 from sigwake.render_kcidb import render_kcidb
 from sigwake.render_ktap import render_ktap
-from sigwake.store import write_result
+from sigwake.store import load_results, write_result
 from sigwake.verdicts import Verdict
 
 COMMITTED = Path(__file__).resolve().parents[2] / "results"
@@ -191,10 +191,11 @@ def test_the_committed_results_render_in_every_format(tmp_path: Path) -> None:
     results = tmp_path / "results"
     shutil.copytree(COMMITTED, results)
     written = write_reports(results, ReportOptions())
-    assert {p.name for p in written} >= {"matrix.md", "junit.xml", "kcidb.json", "index.html"}
+    assert {p.name for p in written} >= {"matrix.md", "junit.xml", "submission.json", "index.html"}
     for ktap in (results / "ktap").glob("*.ktap"):
         assert ktap_problems(ktap.read_text().splitlines()) == [], ktap
-    jsonschema.validate(json.loads((results / "kcidb.json").read_text()), KCIDB_V5_3)
+    jsonschema.validate(json.loads((results / "kcidb" / "submission.json").read_text()), KCIDB_V5_3)
+    assert load_results(results).unreadable == []  # no report is mistaken for a result file
     JUnitXml.fromfile(str(results / "junit.xml"))
     summary = render(results, "summary", ReportOptions())
     assert summary.count("\n") >= len(list(COMMITTED.glob("*.json")))
