@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import re
 import subprocess
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -83,8 +85,10 @@ class BisectReport:
 
 
 def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
-           progress: Progress | None = None) -> BisectReport:
-    """`old_end` shows the old behaviour, `new_end` the new one; finds where it changed."""
+           progress: Progress | None = None, jobs: int = 1) -> BisectReport:
+    """`old_end` shows the old behaviour, `new_end` the new one; finds where it changed. With
+    `jobs` > 1 and a search that can propose several candidates (ListSearch), each round judges
+    that many at once."""
     steps: list[Step] = []
 
     def record(candidate: str, verdict: Verdict | None, note: str, mark: Mark) -> None:
@@ -92,7 +96,8 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
         if progress is not None:
             progress.step(f"{candidate}: {note} -> {mark.value}")
 
-    ends = {end: tester.judge(end) for end in (old_end, new_end)}
+    pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="judge")
+    ends = dict(zip((old_end, new_end), pool.map(tester.judge, (old_end, new_end))))
     for end, (verdict, note) in ends.items():
         if verdict is None:
             raise BisectError(f"endpoint {end} cannot be judged: {note}")
@@ -103,16 +108,18 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
     record(old_end, old, old_note, Mark.OLD)
     record(new_end, new, new_note, Mark.NEW)
     search.start(old_end, new_end)
+    batches = isinstance(search, ListSearch) and jobs > 1
     try:
-        while (candidate := search.next()) is not None:
-            verdict, note = tester.judge(candidate)
-            # Anything but the two endpoint verdicts (a third one, or none) says nothing about the change.
-            mark = Mark.OLD if verdict is old else Mark.NEW if verdict is new else Mark.SKIP
-            record(candidate, verdict, note, mark)
-            search.mark(candidate, mark)
+        while candidates := (search.next_batch(jobs) if batches else [c for c in [search.next()] if c is not None]):
+            for candidate, (verdict, note) in zip(candidates, pool.map(tester.judge, candidates)):
+                # Anything but the two endpoint verdicts (a third one, or none) says nothing about the change.
+                mark = Mark.OLD if verdict is old else Mark.NEW if verdict is new else Mark.SKIP
+                record(candidate, verdict, note, mark)
+                search.mark(candidate, mark)
         first = search.first_new()
     finally:
         search.close()
+        pool.shutdown()
     last_old = next(s.candidate for s in reversed(steps) if s.mark is Mark.OLD)
     return BisectReport(first, last_old, old, new, steps, 1.0 / len(first))
 
@@ -130,18 +137,31 @@ class ListSearch:
         self.lo, self.hi = self.candidates.index(old), self.candidates.index(new)
 
     def next(self) -> str | None:
-        middle = (self.lo + self.hi) // 2
-        inside = sorted(range(self.lo + 1, self.hi), key=lambda i: (abs(i - middle), i))
-        return next((self.candidates[i] for i in inside if i not in self.skipped), None)
+        batch = self.next_batch(1)
+        return batch[0] if batch else None
+
+    def next_batch(self, n: int) -> list[str]:
+        """Up to `n` candidates that split what is left into n + 1 even parts (skips stepped past)."""
+        open_ = [i for i in range(self.lo + 1, self.hi) if i not in self.skipped]
+        chosen: list[int] = []
+        for k in range(1, n + 1):
+            target = self.lo + (self.hi - self.lo) * k / (n + 1)
+            left = [i for i in open_ if i not in chosen]
+            if left:
+                chosen.append(min(left, key=lambda i: (abs(i - target), i)))
+        return [self.candidates[i] for i in sorted(chosen)]
 
     def mark(self, candidate: str, mark: Mark) -> None:
         index = self.candidates.index(candidate)
         if mark is Mark.OLD:
-            self.lo = index
+            self.lo = max(self.lo, index)
         elif mark is Mark.NEW:
-            self.hi = index
+            self.hi = min(self.hi, index)
         else:
             self.skipped.add(index)
+        if self.lo >= self.hi:
+            raise BisectError(f"{self.candidates[self.lo]} has the old behaviour after {self.candidates[self.hi]} "
+                              "had the new one: the change is not a single step")
 
     def first_new(self) -> list[str]:
         return self.candidates[self.lo + 1:self.hi + 1]
@@ -288,7 +308,7 @@ class PackageTester:
         return self.probe.judge(self.fetch(package), f"{package.name}_{package.version}")
 
 
-def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress) -> BisectReport:
+def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress, jobs: int = 1) -> BisectReport:
     """The first package, in Debian version order across the known suites, whose verdict differs
     from the oldest's."""
     ordered = debian_packages(cache, flavour, progress)
@@ -297,5 +317,11 @@ def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Prog
     progress.step(f"{len(ordered)} {flavour} packages from {ordered[0].version} to {ordered[-1].version}; "
                   f"about {math.ceil(math.log2(len(ordered)))} boots after both ends")
     names = [f"{p.name} {p.version}" for p in ordered]
-    tester = PackageTester(lambda p: cache.fetch(p, progress), dict(zip(names, ordered)), probe)
-    return bisect(ListSearch(names), tester, names[0], names[-1], progress)
+    fetching = threading.Lock()  # one download at a time into the shared apt state; the boots run at once
+
+    def fetch(package: Package) -> Kernel:
+        with fetching:
+            return cache.fetch(package, progress)
+
+    tester = PackageTester(fetch, dict(zip(names, ordered)), probe)
+    return bisect(ListSearch(names), tester, names[0], names[-1], progress, jobs)

@@ -38,7 +38,9 @@ def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = Fals
                    help="config fragment(s) (default: kernel-configs/ " + ", ".join(kconfig.DEFAULT_FRAGMENTS) + ")")
     p.add_argument("--cache", type=Path, default=default_cache())
     p.add_argument("--ccache", type=Path, default=None, help="ccache directory (default: <cache>/ccache)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="make jobs; also, when > 1, validate-patch boots base and patched at once and "
+                        "bisect --debian judges that many packages per round (default: the cores)")
 
 
 def guest_options(p: argparse.ArgumentParser, passes: tuple[str, ...]) -> None:
@@ -191,7 +193,7 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     work = args.cache / "validate"
     work.mkdir(parents=True, exist_ok=True)
     result = validate_patch(builder_of(args), args.tree, fragments_of(args), tuple(args.patch), built_programs,
-                            guest_config(args), work, progress)
+                            guest_config(args), work, progress, args.jobs)
     print(f"base    {result.base.tree_state} -> {result.base.image}")
     print(f"patched {result.patched.tree_state} + {', '.join(p.name for p in args.patch)} -> {result.patched.image}")
     for change in result.changes:
@@ -210,7 +212,7 @@ def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
 def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
     probe = probe_of(args, progress)
     if args.debian:
-        report = bisect_debian(KernelCache(args.cache), args.debian, probe, progress)
+        report = bisect_debian(KernelCache(args.cache), args.debian, probe, progress, args.jobs)
     elif args.tree is None or args.old is None or args.new is None:
         print("sigwake bisect: --tree, --old and --new (or --debian FLAVOUR)", file=sys.stderr)
         return 2

@@ -4,6 +4,7 @@ not change it, or whether the evidence cannot say (inconclusive)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,11 +105,15 @@ def boot_built(built: BuiltKernel, initrd: Path, binaries: Binaries, config: Gue
 
 
 def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch_files: tuple[Path, ...],
-                   binaries: Binaries, config: GuestConfig, work: Path, progress: Progress) -> Validation:
-    """Runs every program of `binaries` (select() them to narrow it) on both kernels."""
+                   binaries: Binaries, config: GuestConfig, work: Path, progress: Progress,
+                   jobs: int = 1) -> Validation:
+    """Runs every program of `binaries` (select() them to narrow it) on both kernels; with `jobs` > 1
+    both boot at once."""
     base = builder.build(BuildRequest(tree, fragments), progress)
     patched = builder.build(BuildRequest(tree, fragments, patch_files), progress)
     initrd = binaries.initramfs(work / "guest.cpio")
-    before = boot_built(base, initrd, binaries, config, work / "base.console.log", "base", progress)
-    after = boot_built(patched, initrd, binaries, config, work / "patched.console.log", "patched", progress)
+    boots = [(base, "base"), (patched, "patched")]
+    with ThreadPoolExecutor(max_workers=min(max(jobs, 1), 2)) as pool:
+        before, after = pool.map(lambda b: boot_built(b[0], initrd, binaries, config, work / f"{b[1]}.console.log",
+                                                      b[1], progress), boots)
     return Validation(base, patched, pair(before, after))

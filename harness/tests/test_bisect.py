@@ -118,3 +118,21 @@ def test_git_search_drives_git_bisect_and_leaves_the_tree(tmp_path: Path) -> Non
     assert git(tmp_path, "symbolic-ref", "--short", "HEAD").strip() == branch  # back on its branch
     assert git(tmp_path, "rev-parse", "HEAD").strip() == commits[9]
     assert not (tmp_path / ".git" / "BISECT_LOG").exists()  # git bisect reset ran
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_several_packages_per_round_find_the_same_change_in_fewer_rounds(jobs: int) -> None:
+    answers = {f"p{i:02}": (N if i < 37 else D) for i in range(60)}
+    answers["p20"] = None  # a skip along the way
+    tester = FakeTester(answers)
+    report = bisect(ListSearch(list(answers)), tester, "p00", "p59", jobs=jobs)
+    assert report.first_changed == ["p37"] and report.last_old == "p36"
+    rounds = math.ceil(math.log(60, jobs + 1)) + 1  # each round cuts what is left into jobs + 1 parts
+    assert len(tester.asked) <= 2 + jobs * (rounds + 1)
+    assert sorted(s.candidate for s in report.steps) == sorted(tester.asked)
+
+
+def test_a_change_that_is_not_one_step_is_said_when_probes_disagree() -> None:
+    answers = history(N, D, N, N, N, D, D)  # c1 new, c3 old again: no single boundary
+    with pytest.raises(BisectError, match="not a single step"):
+        bisect(ListSearch(list(answers)), FakeTester(answers), "c0", "c6", jobs=3)

@@ -146,7 +146,8 @@ def test_6_12_with_the_fix_reverted_is_a_regression(tree_6_12: Path, builder: Ke
                                                     fragments: tuple[Path, ...], built: Binaries, accel: Accel,
                                                     tmp_path: Path) -> None:
     programs = built.select(["watermark_sigio", "bpf_output_sigio", *CONTROLS])
-    result = validate_patch(builder, tree_6_12, fragments, (REVERT_6_12,), programs, guest(accel), tmp_path, PROGRESS)
+    result = validate_patch(builder, tree_6_12, fragments, (REVERT_6_12,), programs, guest(accel), tmp_path, PROGRESS,
+                            jobs=2)  # base and reverted boot at once
     outcomes = {c.case: c for c in result.changes}
     for case in ("watermark_sigio", "bpf_output_sigio", "bpf_output_wakeup_events"):
         assert outcomes[case].outcome == "regresses", str(outcomes[case])  # BPF runs on our own kernels too
