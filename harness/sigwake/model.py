@@ -35,6 +35,12 @@ class Origin:
     def to_json(self) -> dict[str, str]:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
+    def describe(self) -> str:
+        """Where it came from, in words: the Debian package, version and suite, or the file."""
+        if self.kind == "debian":
+            return f"{self.package} {self.version} ({self.suite})"
+        return self.path or self.kind
+
 
 @dataclass(frozen=True)
 class Runner:
@@ -88,6 +94,11 @@ class KernelResult:
     recorded_at: str
     sigwake_commit: str
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
+
+    def order(self) -> tuple[int, tuple[int, ...], str]:
+        """Kernels in version order (the numbers of the release), the host last."""
+        numbers = tuple(int(n) for n in re.findall(r"\d+", self.release or self.kernel_id)[:4])
+        return (1 if self.runner.mode == "native" else 0, numbers, self.kernel_id)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 import os
 import subprocess
 import threading
@@ -23,7 +22,7 @@ from .kernels import Kernel, KernelCache, KernelSpecError
 from .progress import Progress
 from .model import KernelResult, Runner
 from .render_markdown import write_matrix
-from .store import console_log_path, write_result
+from .store import console_log_path, load_result, write_result
 from .targets import Target, target_for
 
 
@@ -82,9 +81,8 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConf
 
 def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:
     """The kernel's stored result, if it was made from the same image with the same programs and ran."""
-    path = results_dir / f"{kernel.id}.json"
     try:
-        earlier = KernelResult.from_json(json.loads(path.read_text()))
+        earlier = load_result(results_dir / f"{kernel.id}.json")
     except (OSError, ValueError, KeyError, TypeError):
         return None
     same_image = earlier.origin.sha256 == kernel.origin.sha256 and (kernel.image is not None or

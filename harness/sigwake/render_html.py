@@ -8,7 +8,6 @@ browser test can find."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +15,11 @@ import jinja2
 
 from .judgement import Outcome, judged_cases
 from .model import KernelResult
+from .render_markdown import CELL_EVIDENCE
+from .render_summary import HEADLINE
 from .store import console_log_path
 
-CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "buffers", "predicted_buffers")
 COLOURS = {"delivered": "#2e9b2e", "not-delivered": "#c0392b"}
-HEADLINE = "watermark_sigio"
-
-
-def _version_key(kernel: KernelResult) -> tuple[int, tuple[int, ...], str]:
-    numbers = tuple(int(n) for n in re.findall(r"\d+", kernel.release or kernel.kernel_id)[:4])
-    return (1 if kernel.runner.mode == "native" else 0, numbers, kernel.kernel_id)
 
 
 def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
@@ -41,7 +35,7 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
 
 
 def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None) -> str:
-    ordered = sorted(kernels, key=_version_key)
+    ordered = sorted(kernels, key=KernelResult.order)
     judged = [judged_cases(k) for k in ordered]
     privileges = list(dict.fromkeys(p for passes in judged for p in passes))
     passes = []

@@ -36,7 +36,7 @@ def _token(text: str) -> str:
 def _checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
     o = kernel.origin
     if o.kind == "debian":
-        key, comment = f"debian:{o.package}={o.version}", f"{o.package} {o.version} ({o.suite})"
+        key, comment = f"debian:{o.package}={o.version}", o.describe()
         misc: dict[str, Any] = {"package": o.package, "version": o.version, "suite": o.suite}
         tree = f"debian/{o.suite}"
     elif o.kind == "host":

@@ -4,7 +4,6 @@ expectations table named; regenerated from the stored results alone."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Callable
 
@@ -13,7 +12,7 @@ from .atomic import atomic_write
 from .model import KernelResult, ReproResult
 from .store import load_results
 
-# The evidence a matrix cell shows, in this order, when the reproducer reported it.
+# The evidence a cell shows, in this order, when the reproducer reported it (the page shows the same).
 CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "target_signals", "source_signals", "crossings",
                  "buffers", "predicted_buffers")
 
@@ -23,18 +22,6 @@ def cell(repro: ReproResult | None) -> str:
         return "–"
     shown = " ".join(f"{k}={repro.evidence[k]}" for k in CELL_EVIDENCE if k in repro.evidence)
     return f"**{repro.verdict}** {shown}".strip()
-
-
-def _sort_key(result: KernelResult) -> tuple[int, tuple[int, ...], str]:
-    numbers = tuple(int(n) for n in re.findall(r"\d+", result.release or result.kernel_id)[:4])
-    return (1 if result.runner.mode == "native" else 0, numbers, result.kernel_id)
-
-
-def _origin(result: KernelResult) -> str:
-    o = result.origin
-    if o.kind == "debian":
-        return f"{o.package} {o.version} ({o.suite})"
-    return o.path or o.kind
 
 
 def _boot(result: KernelResult) -> str:
@@ -77,7 +64,7 @@ def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
 
 
 def render_matrix(results: list[KernelResult], unreadable: list[str] | None = None) -> str:
-    ordered = sorted(results, key=_sort_key)
+    ordered = sorted(results, key=KernelResult.order)
     mismatches = [expectations.mismatches(result) for result in ordered]
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [
@@ -103,7 +90,7 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
         if r.skipped_passes:
             runner += "; skipped " + ", ".join(f"{p} ({why})" for p, why in r.skipped_passes.items())
         paranoid = ", ".join(f"{k}: {v}" for k, v in result.paranoid.items()) or "–"
-        lines.append(f"| {result.kernel_id} | {result.release or '?'} | {_origin(result)} | {sha} | {_boot(result)} "
+        lines.append(f"| {result.kernel_id} | {result.release or '?'} | {result.origin.describe()} | {sha} | {_boot(result)} "
                      f"| {paranoid} | {runner} |")
 
     if unreadable:

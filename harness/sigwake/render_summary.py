@@ -12,11 +12,6 @@ from .model import KernelResult
 HEADLINE = "watermark_sigio"  # rr's case, as root
 
 
-def _origin(kernel: KernelResult) -> str:
-    o = kernel.origin
-    return f"{o.package} {o.version} ({o.suite})" if o.kind == "debian" else o.path or o.kind
-
-
 def render_summary(kernels: list[KernelResult]) -> str:
     lines = []
     differences = []
@@ -26,7 +21,7 @@ def render_summary(kernels: list[KernelResult]) -> str:
         headline = next((j.case.verdict for j in passes.get("root", []) if j.name == HEADLINE), None)
         boot = kernel.boot.status + (f" {kernel.boot.seconds:.1f} s" if kernel.boot.seconds else "")
         tally = ", ".join(f"{counts[str(o)]} {o}" for o in Outcome if counts[str(o)])
-        lines.append(f"{kernel.kernel_id}: {kernel.release or '?'} from {_origin(kernel)}; {boot}; "
+        lines.append(f"{kernel.kernel_id}: {kernel.release or '?'} from {kernel.origin.describe()}; {boot}; "
                      f"{HEADLINE} {headline or 'not run'}; {tally}")
         differences += [f"  {kernel.kernel_id} [{j.case.privilege}] {j.name}: {j.why}"
                         for cases in passes.values() for j in cases if j.outcome is Outcome.FAIL]

@@ -27,11 +27,16 @@ class Loaded:
     unreadable: list[str] = field(default_factory=list)  # "<file>: why"
 
 
+def load_result(path: Path) -> KernelResult:
+    """One result file; ValueError, KeyError or TypeError when it is none of this version."""
+    return KernelResult.from_json(json.loads(path.read_text()))
+
+
 def load_results(results_dir: Path) -> Loaded:
     loaded = Loaded()
     for path in sorted(results_dir.glob("*.json")):
         try:
-            loaded.results.append(KernelResult.from_json(json.loads(path.read_text())))
+            loaded.results.append(load_result(path))
         except (ValueError, KeyError, TypeError) as e:
             loaded.unreadable.append(f"{path}: not a sigwake result file of this version ({e})")
     return loaded

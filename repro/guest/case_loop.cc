@@ -49,6 +49,22 @@ bool parse_pass(const std::string& name, Pass* pass) {
   return false;
 }
 
+std::vector<Pass> parse_passes(const std::string& names, const std::function<void(const std::string&)>& line) {
+  std::vector<Pass> passes;
+  for (const std::string& name : split(names, ',')) {
+    Pass pass;
+    if (parse_pass(name, &pass)) passes.push_back(pass);
+    else line("# sigwake.warning=unknown pass " + name);
+  }
+  return passes;
+}
+
+std::string read_value(const char* path) {
+  std::string text = read_text(path);
+  text.erase(text.find_last_not_of("\n") + 1);
+  return text;
+}
+
 std::string read_text(const char* path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -104,9 +120,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
       continue;
     }
     if (hooks.enter) hooks.enter(pass);
-    std::string paranoid = read_text(kParanoidSysctl);
-    paranoid.erase(paranoid.find_last_not_of("\n") + 1);
-    line("# sigwake.paranoid=" + paranoid);
+    line("# sigwake.paranoid=" + read_value(kParanoidSysctl));
     for (const Program& program : programs) {
       // Each case in its own process: its own deadline, and nothing left over from another case.
       std::vector<std::vector<std::string>> invocations;

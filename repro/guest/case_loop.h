@@ -23,6 +23,10 @@ struct Pass {
 // Fills `pass` from its name; false for a name that is no pass.
 bool parse_pass(const std::string& name, Pass* pass);
 
+// The passes named in "root,user-paranoid2,..."; each unknown name becomes a
+// `# sigwake.warning=` line.
+std::vector<Pass> parse_passes(const std::string& names, const std::function<void(const std::string&)>& line);
+
 constexpr int kNobody = 65534;
 constexpr const char* kParanoidSysctl = "/proc/sys/kernel/perf_event_paranoid";
 
@@ -58,5 +62,8 @@ std::vector<std::string> split(const std::string& text, char separator);
 long long positive_or(const std::string& text, long long fallback);
 
 std::string read_text(const char* path);
+
+// A file's text without its trailing newlines (a sysctl, a token).
+std::string read_value(const char* path);
 
 }  // namespace sigwake

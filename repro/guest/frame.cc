@@ -1,5 +1,7 @@
 #include "frame.h"
 
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
 
@@ -32,6 +34,11 @@ std::string Framer::frame(std::string_view payload) {
   char crc[9];
   std::snprintf(crc, sizeof crc, "%08x", crc32(token_ + " " + seq + " " + text));
   return "SIGWAKE " + token_ + " " + seq + " " + crc + " " + text + "\n";
+}
+
+void FramedWriter::operator()(const std::string& payload) {
+  const std::string framed = framer_.frame(payload);
+  (void)!write(fd_, framed.data(), framed.size());
 }
 
 }  // namespace sigwake

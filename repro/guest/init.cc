@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -71,14 +72,9 @@ int main() {
   const int console_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
   const int out = console_fd >= 0 ? console_fd : STDOUT_FILENO;
   const std::string cmdline = sigwake::read_text("/proc/cmdline");
-  std::string token = sigwake::read_text(sigwake::protocol::kTokenFile);
-  token.erase(token.find_last_not_of("\n") + 1);
+  const std::string token = sigwake::read_value(sigwake::protocol::kTokenFile);
   unlink(sigwake::protocol::kTokenFile);
-  sigwake::Framer framer(token.empty() ? "unset" : token);
-  const auto line = [&framer, out](const std::string& payload) {
-    const std::string framed = framer.frame(payload);
-    (void)!write(out, framed.data(), framed.size());  // one write per line keeps it whole
-  };
+  sigwake::FramedWriter line(out, token.empty() ? "unset" : token);
 
   const double uptime_s = std::atof(sigwake::read_text("/proc/uptime").c_str());
   utsname uts{};
@@ -99,18 +95,14 @@ int main() {
   config.budget = std::chrono::milliseconds(
       sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyTimeoutMs, ""), protocol::kDefaultTimeoutMs));
   config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
-  const std::string passes = sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses);
-  for (const std::string& name : sigwake::split(passes, ',')) {
-    sigwake::Pass pass;
-    if (sigwake::parse_pass(name, &pass)) config.passes.push_back(pass);
-    else line("# sigwake.warning=unknown pass " + name);
-  }
+  config.passes = sigwake::parse_passes(sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses),
+                                        std::ref(line));  // by reference: one sequence of frames
   sigwake::PassHooks hooks;
   hooks.enter = [](const sigwake::Pass& pass) {
     if (!pass.paranoid.empty()) std::ofstream(sigwake::kParanoidSysctl) << pass.paranoid << "\n";
   };
   sigwake::KernelPathTracer tracer;  // root's, so it follows every pass
-  sigwake::run_cases(config, hooks, &tracer, line);
+  sigwake::run_cases(config, hooks, &tracer, std::ref(line));
   power_off();
   return 1;
 }

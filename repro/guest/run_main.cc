@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -42,8 +43,7 @@ std::string skip_reason(const sigwake::Pass& pass, const std::vector<std::string
       return "uid 65534 cannot reach " + blocked;
     }
   }
-  std::string paranoid = sigwake::read_text(sigwake::kParanoidSysctl);
-  paranoid.erase(paranoid.find_last_not_of("\n") + 1);
+  const std::string paranoid = sigwake::read_value(sigwake::kParanoidSysctl);
   if (paranoid != pass.paranoid) return "the host's perf_event_paranoid is " + paranoid + "; sigwake does not change it";
   return "";
 }
@@ -85,26 +85,15 @@ int main(int argc, char** argv) {
   }
   std::string token;
   std::getline(std::cin, token);
-  sigwake::Framer framer(token.empty() ? "unset" : token);
-  const auto line = [&framer](const std::string& payload) {
-    const std::string framed = framer.frame(payload);
-    std::fwrite(framed.data(), 1, framed.size(), stdout);
-    std::fflush(stdout);
-  };
-  std::string uname_release = sigwake::read_text("/proc/sys/kernel/osrelease");
-  uname_release.erase(uname_release.find_last_not_of("\n") + 1);
+  sigwake::FramedWriter line(STDOUT_FILENO, token.empty() ? "unset" : token);
   line("KTAP version 1");
-  line("# sigwake.release=" + uname_release);
-  for (const std::string& name : sigwake::split(passes, ',')) {
-    sigwake::Pass pass;
-    if (sigwake::parse_pass(name, &pass)) config.passes.push_back(pass);
-    else line("# sigwake.warning=unknown pass " + name);
-  }
+  line("# sigwake.release=" + sigwake::read_value("/proc/sys/kernel/osrelease"));
+  config.passes = sigwake::parse_passes(passes, std::ref(line));  // by reference: one sequence of frames
   sigwake::PassHooks hooks;
   hooks.skip_reason = [&config](const sigwake::Pass& pass) { return skip_reason(pass, config.programs); };
   // Loading BPF needs root; without it the results carry no kernel path.
   std::unique_ptr<sigwake::KernelPathTracer> tracer;
   if (geteuid() == 0) tracer = std::make_unique<sigwake::KernelPathTracer>();
-  sigwake::run_cases(config, hooks, tracer.get(), line);
+  sigwake::run_cases(config, hooks, tracer.get(), std::ref(line));
   return 0;
 }
