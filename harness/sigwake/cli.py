@@ -4,6 +4,7 @@ installs what is missing and runs `test`; everything else lands here."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -20,6 +21,9 @@ from .guest import PRIVILEGES, GuestConfig
 from .kernels import KernelCache
 from .atomic import DiskFullError
 from .orchestrator import Interrupted, RunConfig, run_kernels
+from .lava_api import LavaServer
+from .lava_job import LavaFiles, default_files, prepare_job, write_jobs
+from .lava_target import LavaLab, lava_accel
 from .patches import PatchError
 from .progress import Progress
 from .validate import validate_patch
@@ -86,10 +90,25 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--cpus", type=int, default=1, help="guest vCPUs (more than one under TCG: see README)")
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                     help="kernels run at once, each its own QEMU (default: the cores, %(default)s)")
+                     help="kernels run at once, each its own QEMU, or LAVA jobs in flight (default: the cores, "
+                          "%(default)s)")
     run.add_argument("--resume", action="store_true",
                      help="keep kernels already recorded for the same image and the same programs")
+    run.add_argument("--target", choices=("qemu", "lava"), default="qemu",
+                     help="where the images boot: QEMU here, or as jobs of a LAVA lab (--lava); "
+                          "the host kernel always runs natively")
+    lava_options(run)
     report_options(run)
+
+    jobs = sub.add_parser("lava-jobs", help="write a LAVA job definition per kernel (and its files); submit nothing")
+    jobs.add_argument("directory", type=Path, help="where <kernel-id>.yaml and jobs.json (each job's token) go")
+    jobs.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
+                      help="as for run (default: the Debian set)")
+    jobs.add_argument("--cache", type=Path, default=default_cache())
+    jobs.add_argument("--device-type", default="qemu", help="the lab's QEMU device type (default: %(default)s)")
+    jobs.add_argument("--lava-files-url", help="the URL the workers fetch DIRECTORY/files from "
+                                               "(default: its file: URL, for a worker on this machine)")
+    guest_options(jobs, PRIVILEGES)
 
     report = sub.add_parser("report", help="the reports, from the stored results (no re-run)")
     report.add_argument("--results", type=Path, default=REPO / "results")
@@ -97,6 +116,30 @@ def parser() -> argparse.ArgumentParser:
                         help="print this one format (kcidb: what kcidb-submit takes); without it, write every file")
     report_options(report)
     return p
+
+
+def lava_options(p: argparse.ArgumentParser) -> None:
+    lava = p.add_argument_group("LAVA (--target lava)")
+    lava.add_argument("--lava", metavar="URL", help="the LAVA server, e.g. https://lava.example.org")
+    lava.add_argument("--token", help="an API token of a user who may submit jobs (default: $SIGWAKE_LAVA_TOKEN)")
+    lava.add_argument("--device-type", default="qemu", help="the lab's QEMU device type (default: %(default)s)")
+    lava.add_argument("--lava-files", type=Path, help="where jobs' kernels and initramfs files are put "
+                                                      "(default: <cache>/lava-files)")
+    lava.add_argument("--lava-files-url", help="the URL the workers fetch --lava-files from "
+                                               "(default: its file: URL, for workers that share this filesystem)")
+    lava.add_argument("--lava-start-timeout", type=float, default=1800.0,
+                      help="seconds a job may wait in the queue before it is canceled and recorded (default: %(default)s)")
+
+
+def lava_lab(args: argparse.Namespace) -> LavaLab | None:
+    if args.target != "lava":
+        return None
+    if not args.lava:
+        raise ValueError("--target lava needs --lava URL (the LAVA server)")
+    directory = args.lava_files or args.cache / "lava-files"
+    files = LavaFiles(directory, args.lava_files_url) if args.lava_files_url else default_files(directory)
+    server = LavaServer(args.lava, args.token or os.environ.get("SIGWAKE_LAVA_TOKEN"))
+    return LavaLab(server, files, args.device_type, args.lava_start_timeout)
 
 
 def report_options(p: argparse.ArgumentParser) -> None:
@@ -116,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             return bisect_command(args, progress)
         if args.command == "report":
             return report_command(args)
+        if args.command == "lava-jobs":
+            return lava_jobs_command(args, progress)
         return run_command(args)
     except (BuildError, BisectError, PatchError, DebianError, DiskFullError, ValueError) as e:
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
@@ -123,9 +168,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    config = RunConfig(REPO, args.build_dir, args.cache, args.results, tuple(args.kernels or ("default", "host")),
-                       args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat, args.cpus, args.jobs,
-                       args.resume)
+    lab = lava_lab(args)
+    kernels = tuple(args.kernels or (("default", "host") if lab is None else ("default",)))
+    config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, args.accel, args.repro_timeout_ms,
+                       args.boot_timeout, args.repeat, args.cpus, args.jobs, args.resume, lab)
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
@@ -146,6 +192,20 @@ def run_command(args: argparse.Namespace) -> int:
     for warning in summary.warnings:
         print(warning, file=sys.stderr)
     return 1 if summary.failures else 0
+
+
+def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
+    built_programs = binaries.build(REPO, args.build_dir, progress)
+    initrd = built_programs.initramfs(args.build_dir / "sigwake-initramfs.cpio")
+    files_dir = args.directory / "files"
+    files = LavaFiles(files_dir, args.lava_files_url) if args.lava_files_url else default_files(files_dir)
+    cache = KernelCache(args.cache)
+    kernels = [k for spec in (args.kernels or ["default"]) for k in cache.resolve(spec, progress) if k.image]
+    config = dataclasses.replace(guest_config(args), accel=lava_accel(args.accel))
+    jobs = [prepare_job(k, initrd, len(built_programs.reproducers), config, files, args.device_type) for k in kernels]
+    for path in write_jobs(jobs, args.directory):
+        print(path)
+    return 0
 
 
 def report_command(args: argparse.Namespace) -> int:

@@ -55,6 +55,8 @@ class GuestOutcome:
     reproducers: list[ReproResult]
     paranoid: dict[str, str]  # privilege pass -> the perf_event_paranoid it ran under
     skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target did not run it
+    job_id: str = ""  # the lab's job that ran it (LAVA), else empty
+    job_url: str = ""
 
 
 def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
@@ -63,9 +65,11 @@ def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: 
     if outcome.timed_out and outcome.silent_s:
         return "timeout", f"the console was silent for {outcome.silent_s:.0f} s" + (f"; {panic}" if panic else "")
     if outcome.timed_out:
-        return "timeout", f"no power-off within {timeout_s:.0f} s" + (f"; {panic}" if panic else "")
+        return "timeout", (outcome.ended or f"no power-off within {timeout_s:.0f} s") + (f"; {panic}" if panic else "")
     if panic and not report.done:
-        return "boot-failed", panic
+        return "boot-failed", panic + (f"; {outcome.ended}" if outcome.ended else "")
+    if not report.done and outcome.ended:
+        return "boot-failed", outcome.ended
     if not report.done:
         why = outcome.stderr.strip().splitlines()[-1] if outcome.stderr.strip() else "no error from QEMU"
         return "boot-failed", f"QEMU exited with {outcome.exit_code} before the init reported: {why}"
@@ -112,24 +116,31 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
     return GuestOutcome(report.release, boot, combine(runs), report.paranoid, report.skipped)
 
 
+def boot_arguments(config: GuestConfig, mode: str = "run") -> tuple[str, ...]:
+    """The kernel command line beyond qemu.BASE_APPEND: what the init reads (one rule for every target)."""
+    keys = protocol.KEYS
+    return (f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
+            f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}")
+
+
+def write_boot_initrd(initrd: Path, token: str, out_path: Path) -> None:
+    """The shared initramfs plus this boot's token, root-only, never on the command line (see
+    repro/guest/init.cc): every boot, local or in a lab, gets its own token."""
+    with initrd.open("rb") as shared, out_path.open("wb") as out:
+        shutil.copyfileobj(shared, out)
+        out.write(initramfs.token_archive(token))
+
+
 def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestConfig, console_log: Path,
               mode: str = "run") -> GuestOutcome:
     assert kernel.image is not None, "the host kernel runs natively"
     token = secrets.token_hex(8)
     timeout_s = config.timeout_for(len(programs))
-    keys = protocol.KEYS
-    append = (
-        f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
-        f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}",
-    )
     privileges = config.privileges if mode == "run" else ()
     with tempfile.TemporaryDirectory(prefix="sigwake-boot-") as tmp:
-        # The token travels in the initramfs, root-only, never on the command line (see repro/guest/init.cc).
         boot_initrd = Path(tmp) / "initrd.cpio"
-        with initrd.open("rb") as shared, boot_initrd.open("wb") as out:
-            shutil.copyfileobj(shared, out)
-            out.write(initramfs.token_archive(token))
-        request = qemu.BootRequest(kernel.image, boot_initrd, append, config.accel, timeout_s, config.memory_mb,
-                                   config.cpus, config.silence_s, config.stop)
+        write_boot_initrd(initrd, token, boot_initrd)
+        request = qemu.BootRequest(kernel.image, boot_initrd, boot_arguments(config, mode), config.accel, timeout_s,
+                                   config.memory_mb, config.cpus, config.silence_s, config.stop)
         outcome = qemu.boot(request, console_log)
     return interpret(outcome, token, programs, privileges, timeout_s)

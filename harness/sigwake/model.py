@@ -5,7 +5,7 @@ targets, kept by the store, read by the renderers; it judges nothing."""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .verdicts import Verdict
@@ -31,22 +31,27 @@ class Origin:
     suite: str | None = None
     path: str | None = None
     sha256: str | None = None
+    lava_job: str | None = None  # the LAVA job that booted it (--target lava), and its page
+    lava_job_url: str | None = None
 
     def to_json(self) -> dict[str, str]:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
     def describe(self) -> str:
         """Where it came from, in words: the Debian package, version and suite, or the file."""
-        if self.kind == "debian":
-            return f"{self.package} {self.version} ({self.suite})"
-        return self.path or self.kind
+        where = f"{self.package} {self.version} ({self.suite})" if self.kind == "debian" else self.path or self.kind
+        return f"{where}, LAVA job {self.lava_job}" if self.lava_job else where
+
+    def in_job(self, job_id: str, job_url: str) -> Origin:
+        """The same kernel, as booted by a lab's job."""
+        return replace(self, lava_job=job_id, lava_job_url=job_url) if job_id else self
 
 
 @dataclass(frozen=True)
 class Runner:
     """What ran the case loop: a QEMU guest or this host."""
 
-    mode: str  # "qemu" or "native"
+    mode: str  # "qemu", "lava" (a lab's QEMU device) or "native"
     repeat: int
     qemu: str = ""  # QEMU's version
     accel: str = ""  # kvm or tcg

@@ -19,6 +19,8 @@ from . import protocol, qemu
 from .debian import DebianError
 from .guest import GuestConfig
 from .kernels import Kernel, KernelCache, KernelSpecError
+from .lava_api import LavaError
+from .lava_target import LavaLab, lava_accel
 from .progress import Progress
 from .model import KernelResult, Runner
 from .render_markdown import write_matrix
@@ -40,6 +42,7 @@ class RunConfig:
     cpus: int = 1
     jobs: int = 1  # kernels run at once (each a QEMU, one vCPU by default)
     resume: bool = False  # skip kernels already recorded for the same image and the same programs
+    lab: LavaLab | None = None  # boot the images as jobs of this LAVA lab instead of QEMU here
 
 
 @dataclass
@@ -75,7 +78,8 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConf
     outcome = target.run(built, guest, console_log_path(results_dir, target.kernel.id))
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     runner = dataclasses.replace(target.describe(guest), skipped_passes=outcome.skipped, programs=programs)
-    return KernelResult(target.kernel.id, outcome.release, target.kernel.origin, runner, outcome.boot,
+    origin = target.kernel.origin.in_job(outcome.job_id, outcome.job_url)
+    return KernelResult(target.kernel.id, outcome.release, origin, runner, outcome.boot,
                         outcome.reproducers, now, commit, outcome.paranoid)
 
 
@@ -103,8 +107,15 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     summary = RunSummary()
     built = binaries_mod.build(config.source, config.build_dir, progress)
     initrd = built.initramfs(config.build_dir / "sigwake-initramfs.cpio")
-    accel = qemu.choose_accel(config.accel)
+    accel = qemu.choose_accel(config.accel) if config.lab is None else lava_accel(config.accel)
     progress.step(f"accelerator: {accel.name} ({accel.reason})")
+    if config.lab is not None:
+        try:
+            progress.step(f"LAVA {config.lab.server.version()} at {config.lab.server.root}, device type "
+                          f"{config.lab.device_type}")
+        except LavaError as e:  # every kernel is still recorded, each job as not submitted
+            summary.failures.append(f"LAVA: {e}")
+            progress.step(str(e))
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
     guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
                         stop=stop)
@@ -113,7 +124,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
         progress.step(warning)
-    qemu_version = qemu.qemu_version()
+    qemu_version = qemu.qemu_version() if config.lab is None else ""  # a lab's QEMU is the worker's
 
     kernels: list[Kernel] = []
     for spec in config.kernel_specs:
@@ -133,13 +144,13 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         else:
             pending.append(kernel)
 
-    jobs = guests_that_fit(config.jobs, guest.memory_mb)
+    jobs = guests_that_fit(config.jobs, guest.memory_mb) if config.lab is None else config.jobs  # a lab's jobs
     if jobs < config.jobs:
         progress.step(f"{jobs} guests at once, not {config.jobs}: the memory available holds no more")
     recording = threading.Lock()  # a result and the matrix after it are written by one thread at a time
 
     def run_one(kernel: Kernel) -> KernelResult:
-        target = target_for(kernel, initrd, qemu_version)
+        target = target_for(kernel, initrd, qemu_version, config.lab)
         progress.step(f"testing {kernel.id} on {type(target).__name__}")
         result = record_kernel(target, built, guest, config.results_dir, commit, programs)
         with recording:

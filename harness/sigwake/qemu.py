@@ -84,6 +84,7 @@ class BootOutcome:
     seconds: float
     stderr: str
     silent_s: float = 0.0  # when killed for silence: how long the console had been quiet
+    ended: str = ""  # how the target says the boot ended, when that is not a QEMU exit (a lab's job state)
 
 
 def command(request: BootRequest, console_log: Path) -> list[str]:

@@ -70,6 +70,8 @@ def render_kcidb(kernels: list[KernelResult], results_dir: Path, origin: str = "
         build = {"id": f"{origin}:{build_key}", "origin": origin, "checkout_id": checkout["id"],
                  "architecture": "x86_64", "comment": f"{kernel.kernel_id}: release {kernel.release or 'unknown'}",
                  "misc": {"kernel_id": kernel.kernel_id, "release": kernel.release or "", "boot": kernel.boot.status}}
+        if kernel.origin.lava_job_url:
+            build["misc"]["lava_job_url"] = kernel.origin.lava_job_url
         builds.append(build)
         log_url = f"{base}/{console_log_path(Path('.'), kernel.kernel_id).name}"
         excerpt = _excerpt(kernel, results_dir)

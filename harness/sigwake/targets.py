@@ -1,4 +1,5 @@
-"""Where a kernel runs the case loop, as tuxrun has devices: each target takes the
+"""Where a kernel runs the case loop, as tuxrun has devices (a QEMU here, a LAVA
+lab's device in lava_target.py, this host): each target takes the
 built programs and a run configuration and returns the same report (a
 GuestOutcome, parsed from the same framed KTAP). run, validate-patch, bisect and
 the benches talk to targets only."""
@@ -13,6 +14,7 @@ from .binaries import Binaries
 from .guest import GuestConfig, GuestOutcome, run_guest
 from .host import run_host
 from .kernels import Kernel
+from .lava_target import LavaLab, LavaTarget
 from .model import Runner
 
 
@@ -52,8 +54,10 @@ class HostTarget:
         return Runner("native", config.repeat)
 
 
-def target_for(kernel: Kernel, initrd: Path, qemu_version: str = "") -> Target:
-    """The host kernel runs natively; every other kernel is an image to boot."""
+def target_for(kernel: Kernel, initrd: Path, qemu_version: str = "", lab: LavaLab | None = None) -> Target:
+    """The host kernel runs natively; every other kernel is an image to boot, here or as a lab's job."""
     if kernel.image is None:
         return HostTarget(kernel)
+    if lab is not None:
+        return LavaTarget(kernel, initrd, lab)
     return QemuTarget(kernel, initrd, qemu_version)

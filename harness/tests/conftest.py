@@ -9,6 +9,7 @@ import pytest
 from sigwake import binaries, qemu
 from sigwake.kernels import DEFAULT_KERNELS, Kernel, KernelCache
 from sigwake.cli import REPO, default_cache
+from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
 from sigwake.progress import Progress
 
 
@@ -48,6 +49,22 @@ def kernel_6_1(cache_root: Path) -> Kernel:
 def kernel_6_12(cache_root: Path) -> Kernel:
     """Debian 13's newest 6.12: after the fix."""
     return _debian_kernel(cache_root, "trixie")
+
+
+def spec(kernel: Kernel) -> str:
+    return f"{kernel.origin.suite}:{kernel.origin.package}"
+
+
+@pytest.fixture(scope="session")
+def local_results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("results")
+
+
+@pytest.fixture(scope="session")
+def local_run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, local_results_dir: Path) -> RunSummary:
+    """Both Debian kernels under QEMU here with the defaults: what every other target must agree with."""
+    config = RunConfig(REPO, REPO / "build", cache_root, local_results_dir, (spec(kernel_6_1), spec(kernel_6_12)))
+    return run_kernels(config, Progress(quiet=True))
 
 
 @pytest.fixture(scope="session")

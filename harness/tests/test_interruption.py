@@ -21,11 +21,8 @@ from sigwake.cli import REPO
 from sigwake.kernels import Kernel
 from sigwake.store import write_result
 
+from conftest import spec
 from test_reports import OLD
-
-
-def spec(kernel: Kernel) -> str:
-    return f"{kernel.origin.suite}:{kernel.origin.package}"
 
 
 def start_run(results: Path, *kernels: Kernel, extra: tuple[str, ...] = ()) -> subprocess.Popen[str]:

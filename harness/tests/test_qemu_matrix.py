@@ -11,24 +11,20 @@ import pytest
 from sigwake import expectations
 from sigwake.cli import REPO
 from sigwake.kernels import Kernel
+from conftest import spec
 from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
 from sigwake.progress import Progress
 from sigwake.verdicts import Verdict
 
 
-def spec(kernel: Kernel) -> str:
-    return f"{kernel.origin.suite}:{kernel.origin.package}"
+@pytest.fixture(scope="module")
+def results_dir(local_results_dir: Path) -> Path:
+    return local_results_dir
 
 
 @pytest.fixture(scope="module")
-def results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("results")
-
-
-@pytest.fixture(scope="module")
-def run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, results_dir: Path) -> RunSummary:
-    config = RunConfig(REPO, REPO / "build", cache_root, results_dir, (spec(kernel_6_1), spec(kernel_6_12)))
-    return run_kernels(config, Progress(quiet=True))
+def run(local_run: RunSummary) -> RunSummary:
+    return local_run
 
 
 def verdicts(run: RunSummary, kernel: Kernel, privilege: str = "root") -> dict[str, tuple[Verdict, dict[str, str]]]:

@@ -1,0 +1,186 @@
+"""The LAVA target's own parts, fast: the job sigwake writes (checked by LAVA's own
+schema), the log reader, the REST client's errors, and the bounded waits (with a
+scripted server in place of a slow lab). The real dispatcher and server run in
+test_lava_dispatcher.py and test_lava_server.py."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sigwake import console, initramfs, qemu
+from sigwake.guest import GuestConfig, boot_arguments
+from sigwake.kernels import Kernel
+from sigwake.lava_api import JobState, LavaError, LavaServer, base_url
+from sigwake.lava_job import PreparedJob, default_files, prepare_job, write_jobs
+from sigwake.lava_log import parse_log, unescape
+from sigwake.lava_target import LavaLab, wait_for
+from sigwake.model import Origin
+
+TCG = qemu.Accel("tcg", "test")
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Kernel:
+    image = tmp_path / "vmlinuz"
+    image.write_bytes(b"not really a kernel")
+    return Kernel("6.1.0-57-amd64", Origin("debian", "linux-image-6.1.0-57-amd64", "6.1.192-3", "bookworm",
+                                           sha256="ab" * 32), image)
+
+
+@pytest.fixture
+def shared_initrd(tmp_path: Path) -> Path:
+    path = tmp_path / "shared.cpio"
+    path.write_bytes(initramfs.encode([initramfs.directory("bin")]))
+    return path
+
+
+def test_a_job_boots_as_qemu_here_does(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
+    config = GuestConfig(TCG, repeat=2, privileges=("root", "user-paranoid2"))
+    files = default_files(tmp_path / "files")
+    job = prepare_job(kernel, shared_initrd, 3, config, files, "qemu")
+    definition = yaml.safe_load(job.definition)
+    deploy, boot, test = (next(iter(a.values())) for a in definition["actions"])
+    kernel_arg = deploy["images"]["kernel"]["image_arg"]
+    assert kernel_arg == f'-kernel {{kernel}} -append "{" ".join((*qemu.BASE_APPEND, *boot_arguments(config)))}"'
+    assert "sigwake.repeat=2" in kernel_arg and "sigwake.passes=root,user-paranoid2" in kernel_arg
+    assert definition["context"]["no_kvm"] is True and definition["context"]["memory"] == config.memory_mb
+    assert boot["method"] == "qemu" and deploy["to"] == "tmpfs"
+    assert test["timeout"]["seconds"] == int(config.timeout_for(3))  # our deadline, not LAVA's default
+    assert definition["timeouts"]["job"]["seconds"] == int(job.timeout_s) > test["timeout"]["seconds"]
+    # The kernel is published once under its sha256; the initramfs is the shared one plus this job's token.
+    assert deploy["images"]["kernel"]["url"] == (files.directory / f"{'ab' * 32}.vmlinuz").resolve().as_uri()
+    own = Path(deploy["images"]["initrd"]["url"].removeprefix("file://"))
+    shared = shared_initrd.read_bytes()
+    assert own.read_bytes().startswith(shared)
+    token_file = {e.path: e.data for e in initramfs.decode(own.read_bytes()[len(shared):])}["sigwake/token"]
+    assert token_file == job.token.encode() + b"\n"
+    assert prepare_job(kernel, shared_initrd, 3, config, files, "qemu").token != job.token
+
+
+def test_lavas_own_schema_accepts_the_job(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
+    schemas = pytest.importorskip("lava_common.schemas", reason="lava-dispatcher is not installed (./sigwake test installs it)")
+    job = prepare_job(kernel, shared_initrd, 3, GuestConfig(TCG), default_files(tmp_path), "qemu")
+    schemas.validate(yaml.safe_load(job.definition), strict=True)
+
+
+def test_kvm_is_asked_of_the_device_type(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
+    job = prepare_job(kernel, shared_initrd, 1, GuestConfig(qemu.Accel("kvm", "lab")), default_files(tmp_path), "qemu")
+    assert "no_kvm" not in yaml.safe_load(job.definition)["context"]
+
+
+def test_the_monitor_matches_this_jobs_frames_only(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
+    import re
+    job = prepare_job(kernel, shared_initrd, 1, GuestConfig(TCG), default_files(tmp_path), "qemu")
+    monitor = yaml.safe_load(job.definition)["actions"][2]["test"]["monitors"][0]
+    result = console.frame_line(job.token, 7, "not ok 3 watermark_sigio.watermark_sigio")
+    match = re.search(monitor["pattern"], result)
+    assert match and match["result"] == "not ok" and match["test_case_id"] == "watermark_sigio.watermark_sigio"
+    assert not re.search(monitor["pattern"], console.frame_line("0" * 16, 7, "ok 3 forged"))
+    assert re.search(monitor["end"], console.frame_line(job.token, 99, "# sigwake.done=13"))
+    assert re.search(monitor["start"], console.frame_line(job.token, 0, "KTAP version 1"))
+
+
+def test_jobs_json_names_each_jobs_token(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
+    job = prepare_job(kernel, shared_initrd, 1, GuestConfig(TCG), default_files(tmp_path / "files"), "qemu")
+    write_jobs([job], tmp_path / "jobs")
+    manifest = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
+    assert manifest[kernel.id]["token"] == job.token
+    assert (tmp_path / "jobs" / manifest[kernel.id]["definition"]).read_text() == job.definition
+
+
+LOG_LINES = [
+    {"dt": "1", "lvl": "info", "msg": "start: 0 validate"},
+    {"dt": "2", "lvl": "target", "msg": 'SIGWAKE t 0 0 # reason=a \\"quoted\\" word'},
+    {"dt": "3", "lvl": "feedback", "msg": "[    4.06] reboot: Power down", "ns": "common"},
+    {"dt": "4", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "fail",
+                                         "error_type": "Infrastructure", "error_msg": "qemu exited\n"}},
+]
+
+
+@pytest.mark.parametrize("form", ["lava-run", "server"])
+def test_the_log_gives_the_console_back_and_lavas_word(form: str) -> None:
+    lines = [json.dumps(r) for r in LOG_LINES]
+    text = "\n".join(lines if form == "lava-run" else [f"- {line}" for line in lines]) + "\n- {torn"
+    log = parse_log(text)
+    assert log.console == 'SIGWAKE t 0 0 # reason=a "quoted" word\n[    4.06] reboot: Power down\n'
+    assert (log.result, log.error, log.unreadable) == ("fail", "Infrastructure error: qemu exited", 1)
+
+
+def test_unescape_inverts_lavas_quote_escaping() -> None:
+    for original in ['plain', 'a "b"', 'ends with \\', 'a \\"c\\" d', '""', '\\\\"']:
+        assert unescape(original.replace('"', '\\"')) == original
+
+
+def test_a_server_url_is_taken_from_any_part_of_it() -> None:
+    for url in ("https://lava.example.org", "https://lava.example.org/", "https://lava.example.org/RPC2",
+                "https://lava.example.org/api/v0.2/", "https://lava.example.org/scheduler"):
+        assert base_url(url) == "https://lava.example.org"
+
+
+def test_an_unreachable_server_is_said_at_once() -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(LavaError, match=rf"LAVA at http://127.0.0.1:{port} is unreachable"):
+        LavaServer(f"http://127.0.0.1:{port}", "t", request_timeout_s=5).submit("job")
+
+
+@dataclass
+class ScriptedServer:
+    """A LAVA server's answers in order (the last one repeats), and the cancels it got."""
+
+    states: list[JobState | LavaError]
+    root: str = "http://lab"
+    canceled: list[int] = field(default_factory=list)
+
+    def job(self, job_id: int) -> JobState:
+        answer = self.states.pop(0) if len(self.states) > 1 else self.states[0]
+        if isinstance(answer, LavaError):
+            raise answer
+        return answer
+
+    def cancel(self, job_id: int) -> None:
+        self.canceled.append(job_id)
+
+
+QUEUED = JobState("Submitted", "Unknown", "", None)
+RUNNING = JobState("Running", "Unknown", "", None)
+JOB = PreparedJob("k", "t", "", 0.05, "file:///x")
+
+
+def lab(server: ScriptedServer, start_timeout_s: float = 0.05) -> LavaLab:
+    return LavaLab(server, default_files(Path("/nonexistent")), "qemu", start_timeout_s, poll_s=0.01)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("states, timed_out, ended, canceled", [
+    ([QUEUED, RUNNING, JobState("Finished", "Complete", "", 12.0)], False, "LAVA job 7 ended Complete", []),
+    ([RUNNING, JobState("Finished", "Incomplete", "qemu exited", 1.0)], False,
+     "LAVA job 7 ended Incomplete: qemu exited", []),
+    ([QUEUED], True, "did not start within 0 s (state Submitted); canceled (is a qemu device online?)", [7]),
+    ([RUNNING], True, "ran past its own timeout of 0 s (state Running); canceled", [7]),
+    ([LavaError("LAVA at http://lab is unreachable: refused")], True,
+     "did not start within 0 s (LAVA at http://lab is unreachable: refused)", [7]),
+    ([RUNNING, LavaError("gone for a moment"), JobState("Finished", "Canceled", "", None)], False,
+     "LAVA job 7 ended Canceled", []),
+])
+def test_waits_end_in_a_verdict(states: list[JobState | LavaError], timed_out: bool, ended: str,
+                                canceled: list[int]) -> None:
+    server = ScriptedServer(states)
+    waited = wait_for(lab(server), 7, JOB, None)
+    assert waited.timed_out == timed_out and ended in waited.ended and server.canceled == canceled
+
+
+def test_an_interrupted_run_cancels_its_job() -> None:
+    server = ScriptedServer([RUNNING])
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(qemu.Stopped, match="LAVA job 7"):
+        wait_for(lab(server, start_timeout_s=60), 7, JOB, stop)
+    assert server.canceled == [7]
