@@ -6,6 +6,7 @@ test_lava_dispatcher.py and test_lava_server.py."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ import pytest
 import yaml
 
 from sigwake import console, initramfs, qemu
+from sigwake.cli import REPO, main
 from sigwake.guest import GuestConfig, boot_arguments
 from sigwake.kernels import Kernel
 from sigwake.lava_api import JobState, LavaError, LavaServer, base_url
@@ -22,6 +24,10 @@ from sigwake.lava_job import PreparedJob, default_files, prepare_job, write_jobs
 from sigwake.lava_log import parse_log, unescape
 from sigwake.lava_target import LavaLab, wait_for
 from sigwake.model import Origin
+from sigwake.orchestrator import RunConfig, run_kernels
+from sigwake.progress import Progress
+from sigwake.store import load_result
+from sigwake.verdicts import Verdict
 
 TCG = qemu.Accel("tcg", "test")
 
@@ -76,7 +82,6 @@ def test_kvm_is_asked_of_the_device_type(kernel: Kernel, shared_initrd: Path, tm
 
 
 def test_the_monitor_matches_this_jobs_frames_only(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    import re
     job = prepare_job(kernel, shared_initrd, 1, GuestConfig(TCG), default_files(tmp_path), "qemu")
     monitor = yaml.safe_load(job.definition)["actions"][2]["test"]["monitors"][0]
     result = console.frame_line(job.token, 7, "not ok 3 watermark_sigio.watermark_sigio")
@@ -184,3 +189,31 @@ def test_an_interrupted_run_cancels_its_job() -> None:
     with pytest.raises(qemu.Stopped, match="LAVA job 7"):
         wait_for(lab(server, start_timeout_s=60), 7, JOB, stop)
     assert server.canceled == [7]
+
+
+def test_an_unreachable_lab_is_recorded_for_every_kernel(tmp_path: Path, cache_root: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    image = tmp_path / "vmlinuz-any"
+    image.write_bytes(b"never booted")
+    lab = LavaLab(LavaServer(f"http://127.0.0.1:{port}", "t", request_timeout_s=5), default_files(tmp_path / "files"))
+    config = RunConfig(REPO, REPO / "build", cache_root, tmp_path / "results", (str(image),), lab=lab)
+    summary = run_kernels(config, Progress(quiet=True))
+    assert summary.failures == [f"LAVA: LAVA at http://127.0.0.1:{port} is unreachable: [Errno 111] Connection refused"]
+    [result] = summary.results
+    stored = load_result(tmp_path / "results" / f"{result.kernel_id}.json")
+    assert stored.boot.status == "boot-failed" and stored.boot.detail.startswith("the LAVA job was not submitted: ")
+    assert {c.verdict for c in stored.reproducers} == {Verdict.BOOT_FAILED}
+    assert list((tmp_path / "files").glob("*.cpio")) == []  # the job's own initramfs is not left behind
+
+
+def test_lava_jobs_writes_definitions_only(tmp_path: Path, cache_root: Path) -> None:
+    image = tmp_path / "vmlinuz-any"
+    image.write_bytes(b"never booted")
+    assert main(["lava-jobs", str(tmp_path / "jobs"), "--kernel", str(image), "--repeat", "1"]) == 0
+    manifest = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
+    [(kernel_id, entry)] = manifest.items()
+    job = yaml.safe_load((tmp_path / "jobs" / entry["definition"]).read_text())
+    assert "sigwake.repeat=1" in job["actions"][0]["deploy"]["images"]["kernel"]["image_arg"]
+    assert job["actions"][0]["deploy"]["images"]["initrd"]["url"].endswith(f"{kernel_id}-{entry['token']}.cpio")
