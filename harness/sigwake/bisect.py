@@ -308,10 +308,15 @@ class PackageTester:
         return self.probe.judge(self.fetch(package), f"{package.name}_{package.version}")
 
 
-def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress, jobs: int = 1) -> BisectReport:
+def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress, jobs: int = 1,
+                  between: tuple[Package, Package] | None = None) -> BisectReport:
     """The first package, in Debian version order across the known suites, whose verdict differs
-    from the oldest's."""
+    from the oldest's (or from `between`'s first, searching only up to its second)."""
     ordered = debian_packages(cache, flavour, progress)
+    if between is not None:
+        apt_pkg.init_system()
+        low, high = between
+        ordered = [p for p in ordered if compare_versions(low, p) <= 0 <= compare_versions(high, p)]
     if len(ordered) < 2:
         raise BisectError(f"fewer than two {flavour} kernel packages in {', '.join(SUITE_SOURCES)}")
     progress.step(f"{len(ordered)} {flavour} packages from {ordered[0].version} to {ordered[-1].version}; "

@@ -18,7 +18,7 @@ from .bisect import BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
-from .kernels import KernelCache
+from .kernels import BOOTABLE_ARCHES, FLAVOURS, KernelCache, flavours_of
 from .atomic import DiskFullError
 from .orchestrator import Interrupted, RunConfig, run_kernels
 from .lava_api import LavaServer
@@ -26,6 +26,8 @@ from .lava_job import LavaFiles, default_files, prepare_job, write_jobs
 from .lava_target import LavaLab, lava_accel
 from .patches import PatchError
 from .progress import Progress
+from .qa import QaConfig, render_qa, run_qa
+from .render_summary import HEADLINE
 from .validate import validate_patch
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,6 +96,10 @@ def parser() -> argparse.ArgumentParser:
                           "%(default)s)")
     run.add_argument("--resume", action="store_true",
                      help="keep kernels already recorded for the same image and the same programs")
+    run.add_argument("--flavour", default="generic",
+                     help="flavours of the default set, comma-separated: " + ", ".join(FLAVOURS["amd64"]) +
+                          ", or all (default: %(default)s)")
+    apt_source_option(run)
     run.add_argument("--target", choices=("qemu", "lava"), default="qemu",
                      help="where the images boot: QEMU here, or as jobs of a LAVA lab (--lava); "
                           "the host kernel always runs natively")
@@ -110,12 +116,35 @@ def parser() -> argparse.ArgumentParser:
                                                "(default: its file: URL, for a worker on this machine)")
     guest_options(jobs, PRIVILEGES)
 
+    qa = sub.add_parser("qa", help="every flavour, the newest package of each suite, and since which package "
+                                   "the verdict changed")
+    qa.add_argument("--arch", default="amd64", help="architectures, comma-separated (default: %(default)s)")
+    qa.add_argument("--flavour", default="all", help="flavours, comma-separated, or all (default: %(default)s)")
+    qa.add_argument("--suite", action="append", dest="suites", metavar="SUITE",
+                    help="limit to these suites of the default series; repeatable (default: every one)")
+    qa.add_argument("--no-bisect", action="store_true", help="only the newest packages; name no boundary")
+    apt_source_option(qa)
+    qa.add_argument("--results", type=Path, default=REPO / "results")
+    qa.add_argument("--cache", type=Path, default=default_cache())
+    qa.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
+    qa.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per kernel")
+    qa.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="kernels booted at once (default: %(default)s)")
+    qa.add_argument("--quiet", action="store_true", help="no progress lines")
+    report_options(qa)
+
     report = sub.add_parser("report", help="the reports, from the stored results (no re-run)")
     report.add_argument("--results", type=Path, default=REPO / "results")
     report.add_argument("--format", choices=FORMATS,
                         help="print this one format (kcidb: what kcidb-submit takes); without it, write every file")
     report_options(report)
     return p
+
+
+def apt_source_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--apt-source", action="append", default=[], metavar="LINE",
+                   help='a distro\'s own repository, as a sources.list line: "deb [signed-by=KEYRING] URL SUITE '
+                        'COMPONENT"; repeatable; searched before Debian\'s suites for --kernel PACKAGE (kept in a '
+                        'private apt state, never the system\'s)')
 
 
 def lava_options(p: argparse.ArgumentParser) -> None:
@@ -161,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             return report_command(args)
         if args.command == "lava-jobs":
             return lava_jobs_command(args, progress)
+        if args.command == "qa":
+            return qa_command(args)
         return run_command(args)
     except (BuildError, BisectError, PatchError, DebianError, DiskFullError, ValueError) as e:
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
@@ -170,8 +201,9 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args: argparse.Namespace) -> int:
     lab = lava_lab(args)
     kernels = tuple(args.kernels or (("default", "host") if lab is None else ("default",)))
-    config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, args.accel, args.repro_timeout_ms,
-                       args.boot_timeout, args.repeat, args.cpus, args.jobs, args.resume, lab)
+    config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, flavours_of(args.flavour),
+                       tuple(args.apt_source), args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat,
+                       args.cpus, args.jobs, args.resume, lab)
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
@@ -205,6 +237,36 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
     jobs = [prepare_job(k, initrd, len(built_programs.reproducers), config, files, args.device_type) for k in kernels]
     for path in write_jobs(jobs, args.directory):
         print(path)
+    return 0
+
+
+def qa_command(args: argparse.Namespace) -> int:
+    arches = tuple(a for a in args.arch.split(",") if a)
+    unsupported = [a for a in arches if a not in BOOTABLE_ARCHES]
+    if unsupported:
+        raise ValueError(f"--arch {','.join(unsupported)}: this sigwake boots {', '.join(BOOTABLE_ARCHES)} kernels only")
+    run = RunConfig(REPO, args.build_dir, args.cache, args.results, (), apt_sources=tuple(args.apt_source),
+                    accel=args.accel, repeat=args.repeat, jobs=args.jobs)
+    config = QaConfig(run, arches, {a: flavours_of(args.flavour, a) for a in arches},
+                      tuple(args.suites) if args.suites else None, not args.no_bisect)
+    progress = Progress(quiet=args.quiet)
+    built = binaries.build(REPO, args.build_dir, progress).select([HEADLINE])
+    work = args.cache / "bisect"
+    work.mkdir(parents=True, exist_ok=True)
+    probe = Probe(built, HEADLINE, HEADLINE, GuestConfig(qemu.choose_accel(args.accel), repeat=args.repeat,
+                                                         privileges=("root",)), work)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        lines, summary = run_qa(config, probe, progress)
+    except Interrupted as stop:
+        print(f"interrupted: kept in {args.results}/: {', '.join(r.kernel_id for r in stop.summary.results) or 'none'}",
+              file=sys.stderr)
+        return 130
+    write_reports(args.results, ReportOptions(args.kcidb_origin, args.log_base_url))
+    print(render_summary(summary.results), end="")
+    print(render_qa(lines), end="")
+    for failure in summary.failures:
+        print(f"not tested: {failure}", file=sys.stderr)
     return 0
 
 

@@ -4,6 +4,7 @@ apt state directory inside the cache; the system's apt sources are never touched
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
@@ -51,10 +52,12 @@ class Package:
 
 @dataclass(frozen=True)
 class AptSuite:
-    """One suite's private apt state under `root`."""
+    """One suite's private apt state under `root`: a Debian suite of SUITE_SOURCES, or a distro's own
+    repositories given as sources.list lines (`lines`; `suite` is then their label)."""
 
     suite: str
     root: Path
+    lines: tuple[str, ...] = ()
 
     def options(self) -> list[str]:
         r = self.root
@@ -69,15 +72,17 @@ class AptSuite:
             "-o", "APT::Architecture=amd64",
             "-o", "APT::Architectures::=amd64",
             "-o", "Debug::NoLocking=1",
+            "-o", "APT::Sandbox::User=root",  # the private state lives in root's cache, which _apt cannot read
         ]
 
     def prepare(self) -> None:
-        if self.suite not in SUITE_SOURCES:
+        if not self.lines and self.suite not in SUITE_SOURCES:
             raise DebianError(f"unknown suite {self.suite!r}; known: {', '.join(SUITE_SOURCES)}")
         for sub in ("state/lists/partial", "cache/archives/partial"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         (self.root / "state/status").touch()
-        lines = [f"deb [signed-by={KEYRING}] {mirror} {dist} main" for mirror, dist in SUITE_SOURCES[self.suite]]
+        lines = list(self.lines) or [f"deb [signed-by={KEYRING}] {mirror} {dist} main"
+                                     for mirror, dist in SUITE_SOURCES[self.suite]]
         (self.root / "sources.list").write_text("\n".join(lines) + "\n")
 
     def update(self, progress: Progress, force: bool = False) -> None:
@@ -132,7 +137,10 @@ class AptSuite:
     def _run(self, argv: list[str], cwd: Path | None = None) -> str:
         done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
-            raise DebianError(f"{' '.join(argv[:1] + argv[-3:])} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
+            # apt's own words: each failed fetch (stdout "Err:" and the HTTP status under it) and its errors
+            said = re.findall(r"^(Err:.*\n\s+.*|E: .*)$", done.stdout + "\n" + done.stderr, re.M)
+            why = "; ".join(" ".join(s.split()) for s in said) or done.stderr.strip()[-800:]
+            raise DebianError(f"{' '.join(argv[:1] + argv[-3:])} failed ({done.returncode}): {why[-1200:]}")
         return done.stdout
 
 
@@ -162,3 +170,17 @@ def extract_image(deb: Path, dest: Path) -> Path:
     if extract_file(deb, IMAGE_MEMBER, dest) is None:
         raise DebianError(f"{deb.name} holds no kernel image (looked for /boot/vmlinuz-* and /usr/lib/modules/*/vmlinuz)")
     return dest
+
+
+SOURCE_LINE = re.compile(r"deb\s+(\[[^\]]*\]\s+)?\S+://\S+\s+\S+(\s+\S+)*")
+
+
+def apt_source(line: str, cache_root: Path) -> AptSuite:
+    """A distro's own repository, as one sources.list line, in a private state of its own."""
+    line = " ".join(line.split())
+    if not SOURCE_LINE.fullmatch(line):
+        raise DebianError(f"--apt-source {line!r}: expected a sources.list line, "
+                          "\"deb [signed-by=KEYRING] URL SUITE COMPONENT\" (or \"deb [...] URL ./\" for a flat repository)")
+    label = re.sub(r"^deb\s+(\[[^\]]*\]\s+)?", "", line)
+    key = hashlib.sha256(line.encode()).hexdigest()[:12]
+    return AptSuite(label, cache_root / "apt" / f"source-{key}", (line,))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .atomic import atomic_write
-from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, extract_file, extract_image
+from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, apt_source, extract_file, extract_image
 from .model import Origin
 from .progress import Progress
 
@@ -23,15 +23,51 @@ class DebianQuery:
 
     suite: str
     pattern: str
+    arch: str = "amd64"
+    flavour: str = "generic"
+
+    def describe(self) -> str:
+        return f"{self.suite} {self.arch} {self.flavour}"
 
 
-# The default set: one kernel before the fix (v6.10) and three after it.
-DEFAULT_KERNELS: tuple[DebianQuery, ...] = (
-    DebianQuery("bookworm", r"linux-image-6\.1\.0-\d+-amd64"),
-    DebianQuery("bookworm-backports", r"linux-image-6\.12\.[\d.]+\+deb12(\.\d+)?-amd64"),
-    DebianQuery("trixie", r"linux-image-6\.12\.[\d.]+\+deb13(\.\d+)?-amd64"),
-    DebianQuery("sid", r"linux-binary-7\.2\.[\d.]+\+deb14-amd64"),
+# The architectures whose kernels sigwake can boot (qemu.py, the initramfs's programs).
+BOOTABLE_ARCHES = ("amd64",)
+
+# Debian's kernel flavours per architecture, and how a package name ends for each.
+FLAVOURS: dict[str, tuple[str, ...]] = {"amd64": ("generic", "cloud", "rt"), "arm64": ("generic", "cloud", "rt", "16k")}
+
+
+def flavour_suffix(arch: str, flavour: str) -> str:
+    return {"generic": f"-{arch}", "cloud": f"-cloud-{arch}", "rt": f"-rt-{arch}", "16k": f"-{arch}-16k"}[flavour]
+
+
+# The default set: one kernel before the fix (v6.10) and three after it, in any flavour.
+SERIES: tuple[tuple[str, str], ...] = (
+    ("bookworm", r"linux-image-6\.1\.0-\d+"),
+    ("bookworm-backports", r"linux-image-6\.12\.[\d.]+\+deb12(\.\d+)?"),
+    ("trixie", r"linux-image-6\.12\.[\d.]+\+deb13(\.\d+)?"),
+    ("sid", r"linux-binary-7\.2\.[\d.]+\+deb14"),
 )
+
+
+def default_kernels(flavour: str = "generic", arch: str = "amd64") -> tuple[DebianQuery, ...]:
+    if arch not in FLAVOURS:
+        raise KernelSpecError(f"architecture {arch!r}: sigwake knows {', '.join(FLAVOURS)}")
+    if flavour not in FLAVOURS[arch]:
+        raise KernelSpecError(f"flavour {flavour!r}: Debian's {arch} kernels come as {', '.join(FLAVOURS[arch])}")
+    suffix = re.escape(flavour_suffix(arch, flavour))
+    return tuple(DebianQuery(suite, prefix + suffix, arch, flavour) for suite, prefix in SERIES)
+
+
+def flavours_of(option: str, arch: str = "amd64") -> tuple[str, ...]:
+    """--flavour: a comma list, or `all` for every flavour of the architecture."""
+    names = FLAVOURS.get(arch, ()) if option == "all" else tuple(f for f in option.split(",") if f)
+    for flavour in names:
+        default_kernels(flavour, arch)  # names a flavour that does not exist
+    return names
+
+
+DEFAULT_KERNELS = default_kernels()
 
 
 @dataclass(frozen=True)
@@ -43,6 +79,15 @@ class Kernel:
 
 class KernelSpecError(ValueError):
     """A --kernel argument that names nothing we can boot."""
+
+
+def expand_specs(specs: tuple[str | DebianQuery, ...], flavours: tuple[str, ...]) -> list[str | DebianQuery]:
+    """`default` becomes its queries, one per suite and flavour, so that a flavour a suite lacks is
+    named alone and the rest still runs."""
+    expanded: list[str | DebianQuery] = []
+    for spec in specs:
+        expanded += [q for f in flavours for q in default_kernels(f)] if spec == "default" else [spec]
+    return expanded
 
 
 def sha256_of(path: Path) -> str:
@@ -69,9 +114,13 @@ def file_kernel(path: Path) -> Kernel:
 @dataclass(frozen=True)
 class KernelCache:
     root: Path  # e.g. ~/.cache/sigwake
+    apt_sources: tuple[str, ...] = ()  # a distro's own repositories (--apt-source), searched first
+
+    def extras(self) -> list[AptSuite]:
+        return [apt_source(line, self.root) for line in self.apt_sources]
 
     def suite(self, suite: str) -> AptSuite:
-        return AptSuite(suite, self.root / "apt" / suite)
+        return next((apt for apt in self.extras() if apt.suite == suite), AptSuite(suite, self.root / "apt" / suite))
 
     def newest(self, query: DebianQuery, progress: Progress, refresh: bool = False) -> Package:
         apt = self.suite(query.suite)
@@ -82,19 +131,31 @@ class KernelCache:
         return found[0]
 
     def find_package(self, name: str, progress: Progress) -> Package:
-        """A package named exactly `name`, in the first suite that has it (or `suite:name`)."""
+        """A package named exactly `name`, in the first suite that has it (or `suite:name`): the --apt-source
+        repositories first, then Debian's suites. A repository that cannot be read is named, not fatal."""
         suite, _, bare = name.rpartition(":")
-        for candidate in [suite] if suite else list(SUITE_SOURCES):
-            apt = self.suite(candidate)
-            apt.update(progress)
+        candidates = [self.suite(suite)] if suite else [*self.extras(), *(self.suite(s) for s in SUITE_SOURCES)]
+        unreadable: list[str] = []
+        for apt in candidates:
+            try:
+                apt.update(progress)
+            except DebianError as e:
+                if not apt.lines:
+                    raise
+                unreadable.append(f"{apt.suite}: {e}")
+                progress.step(f"cannot read --apt-source {apt.suite}: {e}")
+                continue
             found = apt.packages(re.escape(bare))
             if found:
                 return found[0]
-        raise KernelSpecError(f"no Debian package {name!r} in {', '.join(SUITE_SOURCES)}")
+        where = ", ".join([a.suite for a in candidates])
+        raise KernelSpecError(f"no package {name!r} in {where}" + "".join(f"; unreadable: {u}" for u in unreadable))
 
     def fetch(self, package: Package, progress: Progress) -> Kernel:
         """The package's kernel image, from the cache or downloaded and extracted once."""
         where = self.root / "kernels" / f"{package.name}_{package.version}"
+        if package.suite not in SUITE_SOURCES:  # a distro's own repository: never Debian's image of the same name
+            where = where.with_name(f"{where.name}_{self.suite(package.suite).root.name}")
         image, meta = where / "vmlinuz", where / "origin.json"
         if not (image.is_file() and meta.is_file()):
             where.mkdir(parents=True, exist_ok=True)
@@ -125,8 +186,10 @@ class KernelCache:
             deb.unlink()
         return tarball
 
-    def resolve(self, spec: str, progress: Progress) -> list[Kernel]:
-        """`default`, `host`, a path to an image, or a Debian package name."""
+    def resolve(self, spec: str | DebianQuery, progress: Progress) -> list[Kernel]:
+        """A query, `default`, `host`, a path to an image, or a Debian package name."""
+        if isinstance(spec, DebianQuery):
+            return [self.fetch(self.newest(spec, progress), progress)]
         if spec == "default":
             return [self.fetch(self.newest(q, progress), progress) for q in DEFAULT_KERNELS]
         if spec == "host":

@@ -21,6 +21,11 @@ def evidence_value(text: str) -> int | str:
     return int(text) if NUMBER.fullmatch(text) else text
 
 
+# How a Debian kernel package's name ends: its flavour and architecture (-amd64, -cloud-amd64,
+# -rt-arm64, -arm64-16k).
+PACKAGE_FLAVOUR = re.compile(r"-(?:(?P<flavour>cloud|rt)-)?(?P<arch>amd64|arm64)(?P<pages>-16k)?$")
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where a kernel came from, as recorded in its result file."""
@@ -41,6 +46,17 @@ class Origin:
         """Where it came from, in words: the Debian package, version and suite, or the file."""
         where = f"{self.package} {self.version} ({self.suite})" if self.kind == "debian" else self.path or self.kind
         return f"{where}, LAVA job {self.lava_job}" if self.lava_job else where
+
+    @property
+    def flavour(self) -> str | None:
+        """generic, cloud, rt or 16k for a Debian kernel package; None for anything else."""
+        match = PACKAGE_FLAVOUR.search(self.package or "")
+        return (match["flavour"] or ("16k" if match["pages"] else "generic")) if match else None
+
+    @property
+    def arch(self) -> str | None:
+        match = PACKAGE_FLAVOUR.search(self.package or "")
+        return match["arch"] if match else None
 
     def in_job(self, job_id: str, job_url: str) -> Origin:
         """The same kernel, as booted by a lab's job."""
@@ -122,3 +138,58 @@ class KernelResult:
         fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers", "boot", "origin", "runner")}
         return KernelResult(**fields, origin=Origin(**data["origin"]), runner=Runner(**data["runner"]),
                             boot=BootRecord(**data["boot"]), reproducers=repros)
+
+
+@dataclass(frozen=True)
+class QaStep:
+    """One package of a QA line: the headline case's verdict (root) on it."""
+
+    package: str
+    version: str
+    suite: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class QaBoundary:
+    """Where a line's verdict changed: the last package with the old verdict and the first with the new,
+    found by bisecting the packages between two steps (or the steps themselves, when it could not)."""
+
+    old: str
+    new: str
+    last_old: str  # "package version"
+    first_new: str
+    how: str  # the bisection's summary, or why there was none
+
+
+@dataclass
+class QaLine:
+    """One architecture and flavour across the suites, in Debian version order."""
+
+    arch: str
+    flavour: str
+    steps: list[QaStep] = field(default_factory=list)
+    boundaries: list[QaBoundary] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # what could not be tested, and why
+
+    def sentence(self) -> str:
+        """'amd64 rt: not-delivered up to P V, delivered from P V' (each verdict run, with its ends)."""
+        if not self.steps:
+            return f"{self.arch} {self.flavour}: nothing tested"
+        parts: list[str] = []
+        first = f"{self.steps[0].package} {self.steps[0].version}"
+        for boundary in self.boundaries:
+            parts.append(f"{boundary.old} up to {boundary.last_old}")
+            first = boundary.first_new
+        last = self.steps[-1]
+        parts.append(f"{last.verdict} from {first}" if self.boundaries else
+                     f"{last.verdict} on every package tested ({first} to {last.package} {last.version})")
+        return f"{self.arch} {self.flavour}: " + ", ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> QaLine:
+        return QaLine(data["arch"], data["flavour"], [QaStep(**s) for s in data["steps"]],
+                      [QaBoundary(**b) for b in data["boundaries"]], list(data["missing"]))

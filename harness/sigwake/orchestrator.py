@@ -18,7 +18,7 @@ from . import binaries as binaries_mod
 from . import protocol, qemu
 from .debian import DebianError
 from .guest import GuestConfig
-from .kernels import Kernel, KernelCache, KernelSpecError
+from .kernels import DebianQuery, Kernel, KernelCache, KernelSpecError, expand_specs
 from .lava_api import LavaError
 from .lava_target import LavaLab, lava_accel
 from .progress import Progress
@@ -34,7 +34,9 @@ class RunConfig:
     build_dir: Path
     cache: Path
     results_dir: Path
-    kernel_specs: tuple[str, ...] = ("default", "host")
+    kernel_specs: tuple[str | DebianQuery, ...] = ("default", "host")
+    flavours: tuple[str, ...] = ("generic",)  # of the default set (kernels.FLAVOURS)
+    apt_sources: tuple[str, ...] = ()  # a distro's own repositories, searched first for package names
     accel: str | None = None
     repro_timeout_ms: int = protocol.DEFAULT_TIMEOUT_MS
     boot_timeout_s: float = 0.0
@@ -119,7 +121,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
     guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
                         stop=stop)
-    cache = KernelCache(config.cache)
+    cache = KernelCache(config.cache, config.apt_sources)
     commit = source_commit(config.source)
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
@@ -127,12 +129,13 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     qemu_version = qemu.qemu_version() if config.lab is None else ""  # a lab's QEMU is the worker's
 
     kernels: list[Kernel] = []
-    for spec in config.kernel_specs:
+    for spec in expand_specs(config.kernel_specs, config.flavours):
+        named = spec.describe() if isinstance(spec, DebianQuery) else spec
         try:
             kernels += cache.resolve(spec, progress)
         except (DebianError, KernelSpecError, OSError) as e:
-            summary.failures.append(f"{spec}: {e}")
-            progress.step(f"cannot test {spec}: {e}")
+            summary.failures.append(f"{named}: {e}")
+            progress.step(f"cannot test {named}: {e}")
     programs = built.digest()
     pending = []
     for kernel in kernels:

@@ -14,7 +14,8 @@ from typing import Any
 import jinja2
 
 from .judgement import Outcome, judged_cases
-from .model import KernelResult
+from .flavours import flavour_findings
+from .model import KernelResult, QaLine
 from .render_markdown import CELL_EVIDENCE
 from .render_summary import HEADLINE
 from .store import console_log_path
@@ -34,7 +35,8 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
     return {"points": points, "boundary": boundary, "width": 90 + 190 * max(len(points), 1), "height": 140}
 
 
-def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None) -> str:
+def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None,
+                qa: list[QaLine] | None = None) -> str:
     ordered = sorted(kernels, key=KernelResult.order)
     judged = [judged_cases(k) for k in ordered]
     privileges = list(dict.fromkeys(p for passes in judged for p in passes))
@@ -61,4 +63,4 @@ def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
         passes=passes, picture=_picture(ordered), differences=differences, unreadable=unreadable or [],
-        commits=f"sigwake {commits}")
+        commits=f"sigwake {commits}", qa=qa or [], findings=[str(f) for f in flavour_findings(ordered)])

@@ -33,6 +33,9 @@ def _token(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", text)
 
 
+KCIDB_ARCH = {"amd64": "x86_64", "arm64": "arm64"}  # Debian's architecture names, as the kernel's
+
+
 def _checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
     o = kernel.origin
     if o.kind == "debian":
@@ -68,8 +71,10 @@ def render_kcidb(kernels: list[KernelResult], results_dir: Path, origin: str = "
         checkouts[checkout["id"]] = checkout
         build_key = kernel.origin.sha256 or _token(f"{kernel.kernel_id}-{kernel.release}")
         build = {"id": f"{origin}:{build_key}", "origin": origin, "checkout_id": checkout["id"],
-                 "architecture": "x86_64", "comment": f"{kernel.kernel_id}: release {kernel.release or 'unknown'}",
+                 "architecture": KCIDB_ARCH.get(kernel.origin.arch or "amd64", "x86_64"), "comment": f"{kernel.kernel_id}: release {kernel.release or 'unknown'}",
                  "misc": {"kernel_id": kernel.kernel_id, "release": kernel.release or "", "boot": kernel.boot.status}}
+        if kernel.origin.flavour:
+            build["misc"]["flavour"] = kernel.origin.flavour
         if kernel.origin.lava_job_url:
             build["misc"]["lava_job_url"] = kernel.origin.lava_job_url
         builds.append(build)

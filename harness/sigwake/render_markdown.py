@@ -9,6 +9,7 @@ from typing import Callable
 
 from . import expectations
 from .atomic import atomic_write
+from .flavours import flavour_findings
 from .model import KernelResult, ReproResult
 from .store import load_results
 
@@ -81,23 +82,29 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
                             mismatches)
 
     lines += kernel_path_table(ordered)
-    lines += ["", "## Kernels", "", "| kernel | release | from | sha256 | boot | perf_event_paranoid per pass | runner |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["", "## Kernels", "",
+              "| kernel | release | flavour | from | sha256 | boot | perf_event_paranoid per pass | runner |",
+              "|---|---|---|---|---|---|---|---|"]
     for result in ordered:
         sha = (result.origin.sha256 or "")[:12] or "–"
         r = result.runner
-        runner = f"{r.qemu}; {r.accel}: {r.accel_reason}" if r.mode == "qemu" else "native"
+        runner = f"{r.qemu}; {r.accel}: {r.accel_reason}" if r.mode == "qemu" else r.mode
         if r.skipped_passes:
             runner += "; skipped " + ", ".join(f"{p} ({why})" for p, why in r.skipped_passes.items())
         paranoid = ", ".join(f"{k}: {v}" for k, v in result.paranoid.items()) or "–"
-        lines.append(f"| {result.kernel_id} | {result.release or '?'} | {result.origin.describe()} | {sha} | {_boot(result)} "
-                     f"| {paranoid} | {runner} |")
+        flavour = f"{result.origin.arch} {result.origin.flavour}" if result.origin.flavour else "–"
+        lines.append(f"| {result.kernel_id} | {result.release or '?'} | {flavour} | {result.origin.describe()} | {sha} "
+                     f"| {_boot(result)} | {paranoid} | {runner} |")
 
     if unreadable:
         lines += ["", "## Result files that could not be read", ""] + [f"- {u}" for u in unreadable]
     differences = [m for found in mismatches for m in found]
     lines += ["", "## Differences from the expectations table", ""]
     lines += [f"- {m}" for m in differences] or ["None."]
+    findings = flavour_findings(results)
+    if any(r.origin.flavour not in (None, "generic") for r in results):
+        lines += ["", "## Flavours that differ from the generic kernel of their version", ""]
+        lines += [f"- {finding}" for finding in findings] or ["None."]
     lines += ["", "## Expectations and their sources", ""]
     grouped: dict[tuple[str, str], list[str]] = {}
     for expectation in expectations.TABLE:

@@ -1,11 +1,12 @@
 """The few lines `run` ends with: one per kernel (release, origin, boot, the
 headline watermark verdict, counts per outcome), then every difference from the
-expectations table spelled out. The full matrix stays in the files."""
+expectations table spelled out, and every flavour that differs from its generic twin. The full matrix stays in the files."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from .flavours import flavour_findings
 from .judgement import Outcome, judged_cases
 from .model import KernelResult
 
@@ -26,4 +27,8 @@ def render_summary(kernels: list[KernelResult]) -> str:
         differences += [f"  {kernel.kernel_id} [{j.case.privilege}] {j.name}: {j.why}"
                         for cases in passes.values() for j in cases if j.outcome is Outcome.FAIL]
     lines.append("differences from the expectations table: " + (str(len(differences)) if differences else "none"))
+    findings = flavour_findings(kernels)
+    if findings:
+        differences += [f"flavours that differ from the generic kernel of their version: {len(findings)}"]
+        differences += [f"  {finding}" for finding in findings]
     return "\n".join(lines + differences) + "\n"

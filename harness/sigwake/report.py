@@ -16,7 +16,8 @@ from .render_kcidb import render_kcidb
 from .render_ktap import render_ktap
 from .render_markdown import render_matrix
 from .render_summary import render_summary
-from .store import load_results
+from .model import QaLine
+from .store import load_qa, load_results
 
 FORMATS = ("summary", "markdown", "ktap", "junit", "kcidb", "html")
 
@@ -25,6 +26,15 @@ FORMATS = ("summary", "markdown", "ktap", "junit", "kcidb", "html")
 class ReportOptions:
     kcidb_origin: str = "sigwake"
     log_base_url: str | None = None  # where the console logs will be served; default: file: URLs
+
+
+def qa_lines(results_dir: Path, unreadable: list[str]) -> list[QaLine]:
+    """The last `sigwake qa`'s lines, if it ran here; an unreadable file is named with the others."""
+    try:
+        return load_qa(results_dir)
+    except ValueError as e:
+        unreadable.append(str(e))
+        return []
 
 
 def render(results_dir: Path, fmt: str, options: ReportOptions) -> str:
@@ -42,7 +52,7 @@ def render(results_dir: Path, fmt: str, options: ReportOptions) -> str:
     if fmt == "kcidb":
         return json.dumps(render_kcidb(kernels, results_dir, options.kcidb_origin, options.log_base_url), indent=2) + "\n"
     if fmt == "html":
-        return render_html(kernels, loaded.unreadable)
+        return render_html(kernels, loaded.unreadable, qa_lines(results_dir, loaded.unreadable))
     raise ValueError(f"no report format {fmt!r}; there are {', '.join(FORMATS)}")
 
 
@@ -58,5 +68,6 @@ def write_reports(results_dir: Path, options: ReportOptions) -> list[Path]:
     kcidb = render_kcidb(kernels, results_dir, options.kcidb_origin, options.log_base_url)
     (results_dir / "kcidb").mkdir(exist_ok=True)
     written.append(atomic_write(results_dir / "kcidb" / "submission.json", json.dumps(kcidb, indent=2) + "\n"))
-    written.append(atomic_write(results_dir / "index.html", render_html(kernels, loaded.unreadable)))
+    qa = qa_lines(results_dir, loaded.unreadable)
+    written.append(atomic_write(results_dir / "index.html", render_html(kernels, loaded.unreadable, qa)))
     return written

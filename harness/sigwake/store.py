@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import atomic_write
-from .model import KernelResult
+from .model import KernelResult, QaLine
+
+QA_FILE = "qa.json"  # `sigwake qa`'s lines; not a result file (load_results skips it)
 
 
 def console_log_path(results_dir: Path, kernel_id: str) -> Path:
@@ -34,9 +36,25 @@ def load_result(path: Path) -> KernelResult:
 
 def load_results(results_dir: Path) -> Loaded:
     loaded = Loaded()
-    for path in sorted(results_dir.glob("*.json")):
+    for path in sorted(p for p in results_dir.glob("*.json") if p.name != QA_FILE):
         try:
             loaded.results.append(load_result(path))
         except (ValueError, KeyError, TypeError) as e:
             loaded.unreadable.append(f"{path}: not a sigwake result file of this version ({e})")
     return loaded
+
+
+def write_qa(results_dir: Path, lines: list[QaLine]) -> Path:
+    results_dir.mkdir(parents=True, exist_ok=True)
+    return atomic_write(results_dir / QA_FILE, json.dumps([line.to_json() for line in lines], indent=2) + "\n")
+
+
+def load_qa(results_dir: Path) -> list[QaLine]:
+    """The last `sigwake qa`'s lines; none when it never ran here. ValueError when the file is unreadable."""
+    path = results_dir / QA_FILE
+    if not path.exists():
+        return []
+    try:
+        return [QaLine.from_json(line) for line in json.loads(path.read_text())]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{path}: not a sigwake QA file of this version ({e})") from e

@@ -1,0 +1,41 @@
+"""Flavours side by side: a Debian cloud, rt or 16k kernel is built from the same
+source package as the generic one of its version, so any case it judges
+otherwise is a finding about that flavour, named here for every renderer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import KernelResult
+
+
+@dataclass(frozen=True)
+class FlavourFinding:
+    kernel_id: str
+    generic_id: str
+    privilege: str
+    case: str
+    verdict: str
+    generic_verdict: str
+
+    def __str__(self) -> str:
+        return (f"{self.kernel_id} ({self.privilege}) {self.case}: {self.verdict}, where the generic "
+                f"{self.generic_id} is {self.generic_verdict}")
+
+
+def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
+    """Each case of a non-generic flavour whose verdict differs from the generic kernel of the same
+    architecture and package version (kernels without a generic twin in `results` are not compared)."""
+    generic = {(r.origin.arch, r.origin.version): r for r in results if r.origin.flavour == "generic"}
+    found: list[FlavourFinding] = []
+    for result in sorted(results, key=KernelResult.order):
+        twin = generic.get((result.origin.arch, result.origin.version))
+        if result.origin.flavour in (None, "generic") or twin is None:
+            continue
+        theirs = {(c.privilege, c.name): c.verdict for c in twin.reproducers}
+        for case in result.reproducers:
+            other = theirs.get((case.privilege, case.name))
+            if other is not None and other != case.verdict:
+                found.append(FlavourFinding(result.kernel_id, twin.kernel_id, case.privilege, case.name,
+                                            str(case.verdict), str(other)))
+    return found

@@ -1,0 +1,109 @@
+"""sigwake qa: a distro kernel QA person's question in one command. For each
+architecture and flavour, the newest package of each suite is run (the whole
+suite, recorded in results/ as `run` records it); wherever the headline case's
+verdict changes between two suites, the packages between them are bisected to
+the first that changed. The answer is one line per architecture and flavour,
+kept in results/qa.json (store.py) for the reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cmp_to_key
+
+import apt_pkg
+
+from .bisect import BisectError, Probe, bisect_debian
+from .debian import DebianError, Package
+from .kernels import DebianQuery, KernelCache, default_kernels, flavour_suffix
+from .model import KernelResult, QaBoundary, QaLine, QaStep
+from .orchestrator import RunConfig, RunSummary, run_kernels
+from .progress import Progress
+from .render_summary import HEADLINE
+from .store import write_qa
+from .verdicts import Verdict
+
+KERNEL_VERDICTS = {str(v) for v in Verdict if v.is_kernel_verdict}
+
+
+@dataclass(frozen=True)
+class QaConfig:
+    run: RunConfig  # where, how and how many at once; its kernel specs are replaced by the QA set
+    arches: tuple[str, ...] = ("amd64",)
+    flavours: dict[str, tuple[str, ...]] | None = None  # per arch; None: generic only
+    suites: tuple[str, ...] | None = None  # of the default series; None: every one
+    bisect: bool = True
+
+
+def qa_queries(config: QaConfig) -> list[DebianQuery]:
+    return [q for arch in config.arches for flavour in (config.flavours or {}).get(arch, ("generic",))
+            for q in default_kernels(flavour, arch) if config.suites is None or q.suite in config.suites]
+
+
+def headline(result: KernelResult) -> str:
+    root = next((c for c in result.reproducers if c.name == HEADLINE and c.privilege == "root"), None)
+    return str(root.verdict) if root is not None else "not run"
+
+
+def lines_of(queries: list[DebianQuery], summary: RunSummary) -> list[QaLine]:
+    """The run's results grouped by architecture and flavour, in Debian version order."""
+    apt_pkg.init_system()
+    lines = {(q.arch, q.flavour): QaLine(q.arch, q.flavour) for q in queries}
+    for result in summary.results:
+        line = lines.get((result.origin.arch or "", result.origin.flavour or ""))
+        if line is not None and result.origin.package and result.origin.version:
+            line.steps.append(QaStep(result.origin.package, result.origin.version, result.origin.suite or "",
+                                     headline(result)))
+    for failure in summary.failures:  # "bookworm arm64 16k: bookworm has no package matching ..."
+        for (arch, flavour), line in lines.items():
+            if f" {arch} {flavour}: " in failure:
+                line.missing.append(failure)
+    for line in lines.values():
+        line.steps.sort(key=cmp_to_key(lambda a, b: int(apt_pkg.version_compare(a.version, b.version))))
+    return list(lines.values())
+
+
+def changes(line: QaLine) -> list[tuple[QaStep, QaStep]]:
+    """Neighbouring steps whose verdicts differ, where both are kernel verdicts (a failed boot says
+    nothing about the kernel's behaviour)."""
+    judged = [s for s in line.steps if s.verdict in KERNEL_VERDICTS]
+    return [(a, b) for a, b in zip(judged, judged[1:]) if a.verdict != b.verdict]
+
+
+def find_boundary(cache: KernelCache, line: QaLine, old: QaStep, new: QaStep, probe: Probe, progress: Progress,
+                  jobs: int) -> QaBoundary:
+    ends = (Package(old.suite, old.package, old.version), Package(new.suite, new.package, new.version))
+    fallback = QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}", f"{new.package} {new.version}", "")
+    try:
+        report = bisect_debian(cache, flavour_suffix(line.arch, line.flavour).lstrip("-"), probe, progress, jobs, ends)
+    except (BisectError, DebianError, OSError) as e:
+        return replace(fallback, how=f"not bisected: {e}")
+    if len(report.first_changed) != 1:
+        return replace(fallback, how=f"bisected to one of {', '.join(report.first_changed)}")
+    return QaBoundary(str(report.old), str(report.new), report.last_old, report.first_changed[0],
+                      report.summary(HEADLINE).replace("\n", "; "))
+
+
+def run_qa(config: QaConfig, probe: Probe | None, progress: Progress) -> tuple[list[QaLine], RunSummary]:
+    queries = qa_queries(config)
+    summary = run_kernels(replace(config.run, kernel_specs=tuple(queries)), progress)
+    lines = lines_of(queries, summary)
+    cache = KernelCache(config.run.cache, config.run.apt_sources)
+    for line in lines:
+        for old, new in changes(line):
+            if config.bisect and probe is not None:
+                progress.step(f"qa: {line.arch} {line.flavour}: {old.verdict} on {old.package} {old.version}, "
+                              f"{new.verdict} on {new.package} {new.version}; bisecting the packages between")
+                line.boundaries.append(find_boundary(cache, line, old, new, probe, progress, config.run.jobs))
+            else:
+                line.boundaries.append(QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}",
+                                                  f"{new.package} {new.version}", "not bisected (--no-bisect)"))
+    write_qa(config.run.results_dir, lines)
+    return lines, summary
+
+
+def render_qa(lines: list[QaLine]) -> str:
+    table = [f"{line.sentence()}" for line in lines]
+    for line in lines:
+        table += [f"  {b.last_old} -> {b.first_new}: {b.how}" for b in line.boundaries if b.how]
+        table += [f"  not tested: {m}" for m in line.missing]
+    return "\n".join(table) + "\n"

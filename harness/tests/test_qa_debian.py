@@ -1,0 +1,51 @@
+"""`sigwake qa` on Debian's real rt kernels: the newest package of two suites,
+then the packages between them bisected to the first that delivers the signal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sigwake import expectations
+from sigwake.binaries import Binaries
+from sigwake.bisect import Probe
+from sigwake.cli import REPO
+from sigwake.flavours import flavour_findings
+from sigwake.guest import GuestConfig
+from sigwake.kernels import Kernel
+from sigwake.orchestrator import RunConfig, RunSummary
+from sigwake.progress import Progress
+from sigwake.qa import QaConfig, run_qa
+from sigwake.qemu import Accel
+from sigwake.store import load_qa
+
+pytestmark = pytest.mark.slow
+
+
+def upstream(package_version: str) -> tuple[int, ...] | None:
+    name = package_version.split()[0]
+    return expectations.upstream_version(name.removeprefix("linux-image-").removeprefix("linux-binary-"))
+
+
+def test_qa_names_the_first_rt_package_that_delivers(built: Binaries, accel: Accel, cache_root: Path, tmp_path: Path,
+                                                     local_run: RunSummary, kernel_6_1: Kernel) -> None:
+    results = tmp_path / "results"
+    run = RunConfig(REPO, REPO / "build", cache_root, results, (), repeat=1)
+    config = QaConfig(run, ("amd64",), {"amd64": ("rt",)}, ("bookworm", "bookworm-backports"))
+    probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio",
+                  GuestConfig(accel, repeat=3, privileges=("root",)), tmp_path)
+    [line], summary = run_qa(config, probe, Progress(quiet=True))
+
+    assert summary.failures == [] and line.missing == []
+    assert [s.verdict for s in line.steps] == ["not-delivered", "delivered"]
+    assert all(s.package.endswith("-rt-amd64") for s in line.steps)
+    [boundary] = line.boundaries
+    assert upstream(boundary.last_old) == (6, 1) and (upstream(boundary.first_new) or ()) >= (6, 10), boundary
+    assert line.sentence() == (f"amd64 rt: not-delivered up to {boundary.last_old}, "
+                               f"delivered from {boundary.first_new}")
+    assert load_qa(results) == [line] and line.sentence() in (results / "index.html").read_text()
+    # The rt 6.1 kernel is judged as its generic twin is, case by case, in every pass.
+    rt_61 = next(r for r in summary.results if r.origin.version == kernel_6_1.origin.version)
+    generic_61 = next(r for r in local_run.results if r.kernel_id == kernel_6_1.id)
+    assert rt_61.origin.flavour == "rt" and flavour_findings([generic_61, rt_61]) == []
