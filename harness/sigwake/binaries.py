@@ -9,7 +9,9 @@ from pathlib import Path
 
 from . import initramfs
 from .build import BuildError
+from .cross import CROSS_TARGETS, cross_file
 from .progress import Progress
+from .qemu import HOST_ARCH
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,25 @@ def _run(argv: list[str], progress: Progress) -> None:
         raise BuildError(f"{' '.join(argv)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
 
 
-def build(source: Path, build_dir: Path, progress: Progress) -> Binaries:
+def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | None = None) -> Binaries:
+    """The programs for this machine, or (with a Meson cross file, see cross.py) for another architecture."""
     if not (build_dir / "build.ninja").exists():
-        _run(["meson", "setup", str(build_dir), str(source)], progress)
+        _run(["meson", "setup", str(build_dir), str(source), *(["--cross-file", str(cross_file)] if cross_file else [])],
+             progress)
     _run(["meson", "compile", "-C", str(build_dir)], progress)
     return locate(build_dir)
+
+
+def build_for(arch: str, source: Path, build_dir: Path, cache_root: Path, progress: Progress) -> Binaries:
+    """The programs for a kernel of `arch`: this machine's build, or a cross build beside it (build-<arch>)."""
+    if arch == HOST_ARCH:
+        return build(source, build_dir, progress)
+    target = CROSS_TARGETS.get(arch)
+    if target is None:
+        raise BuildError(f"no cross build for {arch}; sigwake builds for {HOST_ARCH} and {', '.join(CROSS_TARGETS)}")
+    cross_dir = build_dir.with_name(f"{build_dir.name}-{arch}")
+    return build(source, cross_dir, progress, cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini",
+                                                          progress))
 
 
 def locate(build_dir: Path) -> Binaries:

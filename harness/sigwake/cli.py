@@ -18,9 +18,9 @@ from .bisect import BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
-from .kernels import BOOTABLE_ARCHES, FLAVOURS, KernelCache, flavours_of
+from .kernels import FLAVOURS, KernelCache, arches_of, flavours_of
 from .atomic import DiskFullError
-from .orchestrator import Interrupted, RunConfig, run_kernels
+from .orchestrator import FOREIGN_TCG_SLOWDOWN, Interrupted, RunConfig, run_kernels
 from .lava_api import LavaServer
 from .lava_job import LavaFiles, default_files, prepare_job, write_jobs
 from .lava_target import LavaLab, lava_accel
@@ -97,8 +97,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", action="store_true",
                      help="keep kernels already recorded for the same image and the same programs")
     run.add_argument("--flavour", default="generic",
-                     help="flavours of the default set, comma-separated: " + ", ".join(FLAVOURS["amd64"]) +
-                          ", or all (default: %(default)s)")
+                     help="flavours of the default set, comma-separated: " + ", ".join(FLAVOURS["arm64"]) +
+                          " (16k: arm64 only), or all (default: %(default)s)")
+    run.add_argument("--arch", default="amd64", help="architectures of the default set: amd64, arm64 "
+                                                     "(default: %(default)s)")
     apt_source_option(run)
     run.add_argument("--target", choices=("qemu", "lava"), default="qemu",
                      help="where the images boot: QEMU here, or as jobs of a LAVA lab (--lava); "
@@ -118,7 +120,7 @@ def parser() -> argparse.ArgumentParser:
 
     qa = sub.add_parser("qa", help="every flavour, the newest package of each suite, and since which package "
                                    "the verdict changed")
-    qa.add_argument("--arch", default="amd64", help="architectures, comma-separated (default: %(default)s)")
+    qa.add_argument("--arch", default="amd64", help="architectures, comma-separated: amd64, arm64 (default: %(default)s)")
     qa.add_argument("--flavour", default="all", help="flavours, comma-separated, or all (default: %(default)s)")
     qa.add_argument("--suite", action="append", dest="suites", metavar="SUITE",
                     help="limit to these suites of the default series; repeatable (default: every one)")
@@ -201,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args: argparse.Namespace) -> int:
     lab = lava_lab(args)
     kernels = tuple(args.kernels or (("default", "host") if lab is None else ("default",)))
-    config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, flavours_of(args.flavour),
-                       tuple(args.apt_source), args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat,
+    arches = arches_of(args.arch)
+    config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, flavours_of(args.flavour, arches),
+                       arches, tuple(args.apt_source), args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat,
                        args.cpus, args.jobs, args.resume, lab)
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -241,23 +244,25 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
 
 
 def qa_command(args: argparse.Namespace) -> int:
-    arches = tuple(a for a in args.arch.split(",") if a)
-    unsupported = [a for a in arches if a not in BOOTABLE_ARCHES]
-    if unsupported:
-        raise ValueError(f"--arch {','.join(unsupported)}: this sigwake boots {', '.join(BOOTABLE_ARCHES)} kernels only")
+    arches = arches_of(args.arch)
     run = RunConfig(REPO, args.build_dir, args.cache, args.results, (), apt_sources=tuple(args.apt_source),
                     accel=args.accel, repeat=args.repeat, jobs=args.jobs)
-    config = QaConfig(run, arches, {a: flavours_of(args.flavour, a) for a in arches},
-                      tuple(args.suites) if args.suites else None, not args.no_bisect)
+    config = QaConfig(run, arches, flavours_of(args.flavour, arches), tuple(args.suites) if args.suites else None,
+                      not args.no_bisect)
     progress = Progress(quiet=args.quiet)
-    built = binaries.build(REPO, args.build_dir, progress).select([HEADLINE])
-    work = args.cache / "bisect"
-    work.mkdir(parents=True, exist_ok=True)
-    probe = Probe(built, HEADLINE, HEADLINE, GuestConfig(qemu.choose_accel(args.accel), repeat=args.repeat,
-                                                         privileges=("root",)), work)
+
+    def probe_for(arch: str) -> Probe:
+        built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress).select([HEADLINE])
+        accel = qemu.choose_accel(args.accel, arch=arch)
+        slowdown = FOREIGN_TCG_SLOWDOWN if arch != qemu.HOST_ARCH else 1.0
+        work = args.cache / "bisect" / arch
+        work.mkdir(parents=True, exist_ok=True)
+        return Probe(built, HEADLINE, HEADLINE, GuestConfig(accel, repeat=args.repeat, privileges=("root",),
+                                                            slowdown=slowdown), work)
+
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        lines, summary = run_qa(config, probe, progress)
+        lines, summary = run_qa(config, probe_for, progress)
     except Interrupted as stop:
         print(f"interrupted: kept in {args.results}/: {', '.join(r.kernel_id for r in stop.summary.results) or 'none'}",
               file=sys.stderr)

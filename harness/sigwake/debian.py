@@ -48,6 +48,7 @@ class Package:
     suite: str
     name: str
     version: str
+    arch: str = "amd64"
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class AptSuite:
     suite: str
     root: Path
     lines: tuple[str, ...] = ()
+    arch: str = "amd64"
 
     def options(self) -> list[str]:
         r = self.root
@@ -69,8 +71,8 @@ class AptSuite:
             "-o", "Dir::Etc::SourceParts=/nonexistent",
             "-o", "Dir::Etc::Preferences=/nonexistent",
             "-o", "Dir::Etc::PreferencesParts=/nonexistent",
-            "-o", "APT::Architecture=amd64",
-            "-o", "APT::Architectures::=amd64",
+            "-o", f"APT::Architecture={self.arch}",
+            "-o", f"APT::Architectures::={self.arch}",
             "-o", "Debug::NoLocking=1",
             "-o", "APT::Sandbox::User=root",  # the private state lives in root's cache, which _apt cannot read
         ]
@@ -94,15 +96,16 @@ class AptSuite:
         self._run(["apt-get", *self.options(), "-q", "update"])
         stamp.touch()
 
-    def packages(self, pattern: str) -> list[Package]:
-        """Every package whose whole name matches the Python regex `pattern`, newest first."""
+    def packages(self, pattern: str, prefix: str = "linux-") -> list[Package]:
+        """Every package whose whole name matches the Python regex `pattern` (and starts with `prefix`),
+        newest first."""
         regex = re.compile(pattern)
-        names = [n for n in self._run(["apt-cache", *self.options(), "pkgnames", "linux-"]).split() if regex.fullmatch(n)]
+        names = [n for n in self._run(["apt-cache", *self.options(), "pkgnames", prefix]).split() if regex.fullmatch(n)]
         if not names:
             return []
         stanzas = self._run(["apt-cache", *self.options(), "show", "--no-all-versions", *names])
         found = [
-            Package(self.suite, name, version)
+            Package(self.suite, name, version, self.arch)
             for name, version in re.findall(r"^Package: (\S+)\n(?:.*\n)*?Version: (\S+)$", stanzas, re.M)
         ]
         apt_pkg.init_system()

@@ -33,19 +33,20 @@ class GuestConfig:
     repeat: int = protocol.DEFAULT_REPEAT
     privileges: tuple[str, ...] = PRIVILEGES
     stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
+    slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
 
     def timeout_for(self, programs: int) -> float:
         """A cap for the whole boot: every program run may take two wakeup budgets per case it holds
         (a broken kernel makes cases wait them out); the silence watchdog catches a hung kernel long
         before this."""
         runs = programs * self.repeat * len(self.privileges)
-        return self.boot_timeout_s or 60.0 + 8.0 * runs + self.repro_timeout_ms / 1000
+        return self.boot_timeout_s or (60.0 + 8.0 * runs) * self.slowdown + self.repro_timeout_ms / 1000
 
     @property
     def silence_s(self) -> float:
         """Longer than any stretch a working guest spends without a console line: the kernel's boot
         before /init, or one reproducer run up to its deadline."""
-        return self.quiet_limit_s or 30.0 + self.repro_timeout_ms / 1000
+        return self.quiet_limit_s or 30.0 * self.slowdown + self.repro_timeout_ms / 1000
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
 
 
 def boot_arguments(config: GuestConfig, mode: str = "run") -> tuple[str, ...]:
-    """The kernel command line beyond qemu.BASE_APPEND: what the init reads (one rule for every target)."""
+    """The kernel command line beyond qemu.base_append(): what the init reads (one rule for every target)."""
     keys = protocol.KEYS
     return (f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
             f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}")
@@ -141,6 +142,6 @@ def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestCo
         boot_initrd = Path(tmp) / "initrd.cpio"
         write_boot_initrd(initrd, token, boot_initrd)
         request = qemu.BootRequest(kernel.image, boot_initrd, boot_arguments(config, mode), config.accel, timeout_s,
-                                   config.memory_mb, config.cpus, config.silence_s, config.stop)
+                                   config.memory_mb, config.cpus, config.silence_s, config.stop, kernel.arch)
         outcome = qemu.boot(request, console_log)
     return interpret(outcome, token, programs, privileges, timeout_s)

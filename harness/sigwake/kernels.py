@@ -31,7 +31,7 @@ class DebianQuery:
 
 
 # The architectures whose kernels sigwake can boot (qemu.py, the initramfs's programs).
-BOOTABLE_ARCHES = ("amd64",)
+BOOTABLE_ARCHES = ("amd64", "arm64")
 
 # Debian's kernel flavours per architecture, and how a package name ends for each.
 FLAVOURS: dict[str, tuple[str, ...]] = {"amd64": ("generic", "cloud", "rt"), "arm64": ("generic", "cloud", "rt", "16k")}
@@ -59,12 +59,24 @@ def default_kernels(flavour: str = "generic", arch: str = "amd64") -> tuple[Debi
     return tuple(DebianQuery(suite, prefix + suffix, arch, flavour) for suite, prefix in SERIES)
 
 
-def flavours_of(option: str, arch: str = "amd64") -> tuple[str, ...]:
-    """--flavour: a comma list, or `all` for every flavour of the architecture."""
-    names = FLAVOURS.get(arch, ()) if option == "all" else tuple(f for f in option.split(",") if f)
+def flavours_of(option: str, arches: tuple[str, ...] = ("amd64",)) -> tuple[str, ...]:
+    """--flavour: a comma list (each the flavour of one of the architectures), or `all`."""
+    if option == "all":
+        return ("all",)
+    names = tuple(f for f in option.split(",") if f)
     for flavour in names:
-        default_kernels(flavour, arch)  # names a flavour that does not exist
+        if not any(flavour in FLAVOURS.get(arch, ()) for arch in arches):
+            default_kernels(flavour, arches[0])  # raises, naming the flavours there are
     return names
+
+
+def arches_of(option: str) -> tuple[str, ...]:
+    """--arch: a comma list of architectures sigwake boots."""
+    arches = tuple(a for a in option.split(",") if a)
+    unknown = [a for a in arches if a not in BOOTABLE_ARCHES]
+    if unknown or not arches:
+        raise KernelSpecError(f"--arch {option}: sigwake boots {', '.join(BOOTABLE_ARCHES)} kernels")
+    return arches
 
 
 DEFAULT_KERNELS = default_kernels()
@@ -75,18 +87,25 @@ class Kernel:
     id: str  # names the result file: results/<id>.json
     origin: Origin
     image: Path | None  # None: the host kernel, run natively
+    arch: str = "amd64"  # Debian's name of the architecture it runs on
 
 
 class KernelSpecError(ValueError):
     """A --kernel argument that names nothing we can boot."""
 
 
-def expand_specs(specs: tuple[str | DebianQuery, ...], flavours: tuple[str, ...]) -> list[str | DebianQuery]:
-    """`default` becomes its queries, one per suite and flavour, so that a flavour a suite lacks is
-    named alone and the rest still runs."""
+def expand_specs(specs: tuple[str | DebianQuery, ...], flavours: tuple[str, ...],
+                 arches: tuple[str, ...] = ("amd64",)) -> list[str | DebianQuery]:
+    """`default` becomes its queries, one per architecture, flavour and suite, so that a flavour a suite
+    lacks is named alone and the rest still runs (`all` flavours: each architecture's own)."""
     expanded: list[str | DebianQuery] = []
     for spec in specs:
-        expanded += [q for f in flavours for q in default_kernels(f)] if spec == "default" else [spec]
+        if spec != "default":
+            expanded.append(spec)
+            continue
+        for arch in arches:
+            chosen = FLAVOURS[arch] if flavours == ("all",) else [f for f in flavours if f in FLAVOURS[arch]]
+            expanded += [q for f in chosen for q in default_kernels(f, arch)]
     return expanded
 
 
@@ -108,7 +127,13 @@ def file_kernel(path: Path) -> Kernel:
         raise KernelSpecError(f"no kernel image at {path}")
     digest = sha256_of(path)
     name = re.sub(r"[^A-Za-z0-9.+_-]", "_", path.name)
-    return Kernel(f"file-{name}-{digest[:8]}", Origin("file", path=str(path.resolve()), sha256=digest), path)
+    with path.open("rb") as image:
+        arm64 = image.read(64)[56:60] == ARM64_IMAGE_MAGIC
+    return Kernel(f"file-{name}-{digest[:8]}", Origin("file", path=str(path.resolve()), sha256=digest), path,
+                  "arm64" if arm64 else "amd64")
+
+
+ARM64_IMAGE_MAGIC = b"ARM\x64"  # at offset 56 of an arm64 Image (Documentation/arch/arm64/booting.rst)
 
 
 @dataclass(frozen=True)
@@ -119,11 +144,13 @@ class KernelCache:
     def extras(self) -> list[AptSuite]:
         return [apt_source(line, self.root) for line in self.apt_sources]
 
-    def suite(self, suite: str) -> AptSuite:
-        return next((apt for apt in self.extras() if apt.suite == suite), AptSuite(suite, self.root / "apt" / suite))
+    def suite(self, suite: str, arch: str = "amd64") -> AptSuite:
+        """A suite's private apt state for one architecture (amd64's keeps its older, plain name)."""
+        state = self.root / "apt" / (suite if arch == "amd64" else f"{suite}-{arch}")
+        return next((apt for apt in self.extras() if apt.suite == suite), AptSuite(suite, state, arch=arch))
 
     def newest(self, query: DebianQuery, progress: Progress, refresh: bool = False) -> Package:
-        apt = self.suite(query.suite)
+        apt = self.suite(query.suite, query.arch)
         apt.update(progress, force=refresh)
         found = apt.packages(query.pattern)
         if not found:
@@ -134,7 +161,9 @@ class KernelCache:
         """A package named exactly `name`, in the first suite that has it (or `suite:name`): the --apt-source
         repositories first, then Debian's suites. A repository that cannot be read is named, not fatal."""
         suite, _, bare = name.rpartition(":")
-        candidates = [self.suite(suite)] if suite else [*self.extras(), *(self.suite(s) for s in SUITE_SOURCES)]
+        arch = Origin("debian", bare).arch or "amd64"
+        candidates = ([self.suite(suite, arch)] if suite else
+                      [*self.extras(), *(self.suite(s, arch) for s in SUITE_SOURCES)])
         unreadable: list[str] = []
         for apt in candidates:
             try:
@@ -159,7 +188,7 @@ class KernelCache:
         image, meta = where / "vmlinuz", where / "origin.json"
         if not (image.is_file() and meta.is_file()):
             where.mkdir(parents=True, exist_ok=True)
-            deb = self.suite(package.suite).download(package, self.root / "debs", progress)
+            deb = self.suite(package.suite, package.arch).download(package, self.root / "debs", progress)
             progress.step(f"extracting the kernel image from {deb.name}")
             extract_image(deb, image)
             deb.unlink()
@@ -169,7 +198,7 @@ class KernelCache:
         if sha256_of(image) != origin.sha256:
             raise DebianError(f"cached image {image} does not match its recorded sha256; delete {where}")
         kernel_id = re.sub(r"^linux-(image|binary)-", "", package.name)
-        return Kernel(kernel_id, origin, image)
+        return Kernel(kernel_id, origin, image, origin.arch or package.arch)
 
     def source_tarball(self, series: str, progress: Progress) -> Path:
         """linux-source-<series>'s tarball (e.g. 6.1, 6.12), from the first suite that has it; cached."""

@@ -79,12 +79,12 @@ def monitor(token: str) -> dict[str, object]:
 
 
 def job_definition(kernel_id: str, kernel_url: str, initrd_url: str, token: str, config: GuestConfig,
-                   programs: int, device_type: str) -> tuple[dict[str, object], float]:
+                   programs: int, device_type: str, arch: str = "amd64") -> tuple[dict[str, object], float]:
     """The job and its timeout: LAVA's qemu device type with our QEMU options as context."""
     test_s = config.timeout_for(programs)
     job_s = DEPLOY_TIMEOUT_S + BOOT_ACTION_S + test_s + JOB_MARGIN_S
-    command_line = " ".join((*qemu.BASE_APPEND, *boot_arguments(config)))
-    context: dict[str, object] = {"arch": "amd64", "memory": config.memory_mb,
+    command_line = " ".join((*qemu.base_append(arch), *boot_arguments(config)))
+    context: dict[str, object] = {"arch": arch, "memory": config.memory_mb,
                                   "extra_options": [f"-smp {config.cpus}", "-no-reboot"]}
     if config.accel.name == "tcg":
         context["no_kvm"] = True  # else the device type asks for -enable-kvm -cpu host
@@ -116,7 +116,8 @@ def prepare_job(kernel: Kernel, initrd: Path, programs: int, config: GuestConfig
     boot_initrd = files.directory / f"{kernel.id}-{token}.cpio"
     write_boot_initrd(initrd, token, boot_initrd)
     initrd_url = files.url_of(boot_initrd.name)
-    job, timeout_s = job_definition(kernel.id, kernel_url, initrd_url, token, config, programs, device_type)
+    job, timeout_s = job_definition(kernel.id, kernel_url, initrd_url, token, config, programs, device_type,
+                                    kernel.arch)
     return PreparedJob(kernel.id, token, yaml.safe_dump(job, sort_keys=False), timeout_s, initrd_url)
 
 

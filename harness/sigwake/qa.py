@@ -7,6 +7,7 @@ kept in results/qa.json (store.py) for the reports."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cmp_to_key
 
@@ -14,7 +15,7 @@ import apt_pkg
 
 from .bisect import BisectError, Probe, bisect_debian
 from .debian import DebianError, Package
-from .kernels import DebianQuery, KernelCache, default_kernels, flavour_suffix
+from .kernels import DebianQuery, KernelCache, expand_specs, flavour_suffix
 from .model import KernelResult, QaBoundary, QaLine, QaStep
 from .orchestrator import RunConfig, RunSummary, run_kernels
 from .progress import Progress
@@ -29,14 +30,14 @@ KERNEL_VERDICTS = {str(v) for v in Verdict if v.is_kernel_verdict}
 class QaConfig:
     run: RunConfig  # where, how and how many at once; its kernel specs are replaced by the QA set
     arches: tuple[str, ...] = ("amd64",)
-    flavours: dict[str, tuple[str, ...]] | None = None  # per arch; None: generic only
+    flavours: tuple[str, ...] = ("generic",)  # or ("all",): each architecture's own
     suites: tuple[str, ...] | None = None  # of the default series; None: every one
     bisect: bool = True
 
 
 def qa_queries(config: QaConfig) -> list[DebianQuery]:
-    return [q for arch in config.arches for flavour in (config.flavours or {}).get(arch, ("generic",))
-            for q in default_kernels(flavour, arch) if config.suites is None or q.suite in config.suites]
+    return [q for q in expand_specs(("default",), config.flavours, config.arches)
+            if isinstance(q, DebianQuery) and (config.suites is None or q.suite in config.suites)]
 
 
 def headline(result: KernelResult) -> str:
@@ -83,17 +84,20 @@ def find_boundary(cache: KernelCache, line: QaLine, old: QaStep, new: QaStep, pr
                       report.summary(HEADLINE).replace("\n", "; "))
 
 
-def run_qa(config: QaConfig, probe: Probe | None, progress: Progress) -> tuple[list[QaLine], RunSummary]:
+def run_qa(config: QaConfig, probe_for: Callable[[str], Probe] | None, progress: Progress
+           ) -> tuple[list[QaLine], RunSummary]:
+    """`probe_for(arch)`: how a package of that architecture is judged in a bisection (None: no bisection)."""
     queries = qa_queries(config)
     summary = run_kernels(replace(config.run, kernel_specs=tuple(queries)), progress)
     lines = lines_of(queries, summary)
     cache = KernelCache(config.run.cache, config.run.apt_sources)
     for line in lines:
         for old, new in changes(line):
-            if config.bisect and probe is not None:
+            if config.bisect and probe_for is not None:
                 progress.step(f"qa: {line.arch} {line.flavour}: {old.verdict} on {old.package} {old.version}, "
                               f"{new.verdict} on {new.package} {new.version}; bisecting the packages between")
-                line.boundaries.append(find_boundary(cache, line, old, new, probe, progress, config.run.jobs))
+                line.boundaries.append(find_boundary(cache, line, old, new, probe_for(line.arch), progress,
+                                                     config.run.jobs))
             else:
                 line.boundaries.append(QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}",
                                                   f"{new.package} {new.version}", "not bisected (--no-bisect)"))

@@ -5,20 +5,44 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-QEMU = "qemu-system-x86_64"
+HOST_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """How QEMU runs a kernel of one architecture (Debian's name for it)."""
+
+    arch: str
+    binary: str
+    package: str  # Debian's package of the binary
+    tcg_machine: tuple[str, ...]  # board and CPU under TCG (KVM: the host's CPU)
+    kvm_machine: tuple[str, ...]
+    console: str
+    extra_append: tuple[str, ...] = ()
+
+
+MACHINES = {
+    "amd64": Machine("amd64", "qemu-system-x86_64", "qemu-system-x86", (), ("-cpu", "host"), "ttyS0",
+                     ("i8042.noaux=1",)),  # no PS/2 mouse probing
+    "arm64": Machine("arm64", "qemu-system-aarch64", "qemu-system-arm", ("-machine", "virt", "-cpu", "max"),
+                     ("-machine", "virt", "-cpu", "host"), "ttyAMA0"),
+}
 KVM_GET_API_VERSION = 0xAE00
 KVM_CREATE_VM = 0xAE01
 KVM_API_VERSION = 12
 
-# Kernel arguments every boot gets: serial console, panic ends the boot at once
-# (with -no-reboot QEMU then exits), little printk noise, no PS/2 mouse probing.
-BASE_APPEND = ("console=ttyS0", "panic=-1", "quiet", "loglevel=4", "i8042.noaux=1", "rdinit=/init")
+def base_append(arch: str = "amd64") -> tuple[str, ...]:
+    """Kernel arguments every boot gets: serial console, panic ends the boot at once (with -no-reboot
+    QEMU then exits), little printk noise."""
+    machine = MACHINES[arch]
+    return (f"console={machine.console}", "panic=-1", "quiet", "loglevel=4", *machine.extra_append, "rdinit=/init")
 
 
 @dataclass(frozen=True)
@@ -48,7 +72,11 @@ def probe_kvm(cpuinfo: str, device: Path = Path("/dev/kvm")) -> str | None:
     return None
 
 
-def choose_accel(override: str | None, cpuinfo: str | None = None) -> Accel:
+def choose_accel(override: str | None, cpuinfo: str | None = None, arch: str = HOST_ARCH) -> Accel:
+    if arch != HOST_ARCH:
+        if override == "kvm":
+            raise ValueError(f"--accel kvm: an {arch} guest cannot use KVM on this {HOST_ARCH} host")
+        return Accel("tcg", f"an {arch} guest on an {HOST_ARCH} host: KVM runs only the host's own architecture")
     if override in ("kvm", "tcg"):
         return Accel(override, "chosen with --accel")
     if override not in (None, "auto"):
@@ -58,8 +86,18 @@ def choose_accel(override: str | None, cpuinfo: str | None = None) -> Accel:
     return Accel("tcg", f"KVM unusable: {why_not}") if why_not else Accel("kvm", "vmx/svm present and /dev/kvm creates VMs")
 
 
-def qemu_version() -> str:
-    done = subprocess.run([QEMU, "--version"], capture_output=True, text=True, timeout=30)
+def missing_qemu(arch: str) -> str | None:
+    """None when this machine has QEMU for the architecture, else what to install."""
+    machine = MACHINES.get(arch)
+    if machine is None:
+        return f"sigwake knows no QEMU machine for {arch} (it boots {', '.join(MACHINES)})"
+    if shutil.which(machine.binary) is None:
+        return f"no {machine.binary} here: install Debian's {machine.package} (./sigwake setup does)"
+    return None
+
+
+def qemu_version(arch: str = "amd64") -> str:
+    done = subprocess.run([MACHINES[arch].binary, "--version"], capture_output=True, text=True, timeout=30)
     return done.stdout.splitlines()[0] if done.returncode == 0 and done.stdout else "unknown"
 
 
@@ -67,13 +105,14 @@ def qemu_version() -> str:
 class BootRequest:
     image: Path
     initrd: Path
-    append: tuple[str, ...]  # beyond BASE_APPEND
+    append: tuple[str, ...]  # beyond base_append(arch)
     accel: Accel
     timeout_s: float  # the whole boot
     memory_mb: int = 512
     cpus: int = 1
     silence_s: float = 0.0  # kill QEMU once its console has been silent this long (0: never)
     stop: threading.Event | None = field(default=None, compare=False)  # set: kill QEMU and raise Stopped
+    arch: str = "amd64"
 
 
 @dataclass(frozen=True)
@@ -88,14 +127,16 @@ class BootOutcome:
 
 
 def command(request: BootRequest, console_log: Path) -> list[str]:
-    accel = ["-accel", "kvm", "-cpu", "host"] if request.accel.name == "kvm" else ["-accel", "tcg"]
+    machine = MACHINES[request.arch]
+    accel = (["-accel", "kvm", *machine.kvm_machine] if request.accel.name == "kvm" else
+             ["-accel", "tcg", *machine.tcg_machine])
     return [
-        *DIE_WITH_US, QEMU, *accel,
+        *DIE_WITH_US, machine.binary, *accel,
         "-m", str(request.memory_mb), "-smp", str(request.cpus),
         "-nic", "none", "-no-reboot", "-display", "none", "-monitor", "none",
         "-serial", f"file:{console_log}",
         "-kernel", str(request.image), "-initrd", str(request.initrd),
-        "-append", " ".join((*BASE_APPEND, *request.append)),
+        "-append", " ".join((*base_append(request.arch), *request.append)),
     ]
 
 

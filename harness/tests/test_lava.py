@@ -54,7 +54,7 @@ def test_a_job_boots_as_qemu_here_does(kernel: Kernel, shared_initrd: Path, tmp_
     definition = yaml.safe_load(job.definition)
     deploy, boot, test = (next(iter(a.values())) for a in definition["actions"])
     kernel_arg = deploy["images"]["kernel"]["image_arg"]
-    assert kernel_arg == f'-kernel {{kernel}} -append "{" ".join((*qemu.BASE_APPEND, *boot_arguments(config)))}"'
+    assert kernel_arg == f'-kernel {{kernel}} -append "{" ".join((*qemu.base_append(), *boot_arguments(config)))}"'
     assert "sigwake.repeat=2" in kernel_arg and "sigwake.passes=root,user-paranoid2" in kernel_arg
     assert definition["context"]["no_kvm"] is True and definition["context"]["memory"] == config.memory_mb
     assert boot["method"] == "qemu" and deploy["to"] == "tmpfs"

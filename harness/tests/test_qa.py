@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sigwake.flavours import flavour_findings
-from sigwake.kernels import DebianQuery, KernelSpecError, default_kernels, expand_specs, flavours_of
+from sigwake.kernels import DebianQuery, KernelSpecError, arches_of, default_kernels, expand_specs, flavours_of
 from sigwake.model import KernelResult, Origin, QaBoundary, QaLine, QaStep
 from sigwake.orchestrator import RunConfig, RunSummary
 from sigwake.qa import QaConfig, changes, lines_of, qa_queries
@@ -47,12 +47,17 @@ def test_each_flavour_has_its_default_set(flavour: str, arch: str, matches: list
 
 
 def test_flavours_are_named_or_refused() -> None:
-    assert flavours_of("all") == ("generic", "cloud", "rt")
-    assert flavours_of("all", "arm64") == ("generic", "cloud", "rt", "16k")
+    assert flavours_of("all") == ("all",) and flavours_of("rt,16k", ("amd64", "arm64")) == ("rt", "16k")
     with pytest.raises(KernelSpecError, match="Debian's amd64 kernels come as generic, cloud, rt"):
         flavours_of("16k")
+    with pytest.raises(KernelSpecError, match="sigwake boots amd64, arm64 kernels"):
+        arches_of("riscv64")
     specs = expand_specs(("default", "host"), ("generic", "rt"))
     assert len(specs) == 9 and specs[-1] == "host" and isinstance(specs[0], DebianQuery)
+    every = [q for q in expand_specs(("default",), ("all",), ("amd64", "arm64")) if isinstance(q, DebianQuery)]
+    assert len(every) == 4 * (3 + 4) and {q.flavour for q in every if q.arch == "arm64"} == {"generic", "cloud",
+                                                                                          "rt", "16k"}
+    assert [q.flavour for q in expand_specs(("default",), ("16k",), ("amd64", "arm64"))][:1] == ["16k"]
     assert Origin("file", path="/x/bzImage").flavour is None
 
 
@@ -80,7 +85,7 @@ def test_a_flavour_that_differs_from_its_generic_twin_is_a_finding(tmp_path: Pat
 
 def qa_config(tmp_path: Path, flavours: tuple[str, ...]) -> QaConfig:
     run = RunConfig(Path("."), Path("."), tmp_path, tmp_path / "results", ())
-    return QaConfig(run, ("amd64",), {"amd64": flavours}, ("bookworm", "bookworm-backports"))
+    return QaConfig(run, ("amd64",), flavours, ("bookworm", "bookworm-backports"))
 
 
 def test_qa_lines_group_order_and_name_what_is_missing(tmp_path: Path) -> None:

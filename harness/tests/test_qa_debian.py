@@ -18,6 +18,7 @@ from sigwake.orchestrator import RunConfig, RunSummary
 from sigwake.progress import Progress
 from sigwake.qa import QaConfig, run_qa
 from sigwake.qemu import Accel
+from sigwake.report import ReportOptions, write_reports
 from sigwake.store import load_qa
 
 pytestmark = pytest.mark.slow
@@ -32,10 +33,10 @@ def test_qa_names_the_first_rt_package_that_delivers(built: Binaries, accel: Acc
                                                      local_run: RunSummary, kernel_6_1: Kernel) -> None:
     results = tmp_path / "results"
     run = RunConfig(REPO, REPO / "build", cache_root, results, (), repeat=1)
-    config = QaConfig(run, ("amd64",), {"amd64": ("rt",)}, ("bookworm", "bookworm-backports"))
+    config = QaConfig(run, ("amd64",), ("rt",), ("bookworm", "bookworm-backports"))
     probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio",
                   GuestConfig(accel, repeat=3, privileges=("root",)), tmp_path)
-    [line], summary = run_qa(config, probe, Progress(quiet=True))
+    [line], summary = run_qa(config, lambda arch: probe, Progress(quiet=True))
 
     assert summary.failures == [] and line.missing == []
     assert [s.verdict for s in line.steps] == ["not-delivered", "delivered"]
@@ -44,6 +45,7 @@ def test_qa_names_the_first_rt_package_that_delivers(built: Binaries, accel: Acc
     assert upstream(boundary.last_old) == (6, 1) and (upstream(boundary.first_new) or ()) >= (6, 10), boundary
     assert line.sentence() == (f"amd64 rt: not-delivered up to {boundary.last_old}, "
                                f"delivered from {boundary.first_new}")
+    write_reports(results, ReportOptions())
     assert load_qa(results) == [line] and line.sentence() in (results / "index.html").read_text()
     # The rt 6.1 kernel is judged as its generic twin is, case by case, in every pass.
     rt_61 = next(r for r in summary.results if r.origin.version == kernel_6_1.origin.version)

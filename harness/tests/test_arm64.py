@@ -1,0 +1,66 @@
+"""arm64: the programs cross-built by Meson (Debian's cross toolchain, the target's
+libbpf/libelf/zlib/zstd unpacked into a sysroot), Debian's arm64 kernels booted
+under qemu-system-aarch64 (virt, TCG here), judged as amd64's are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sigwake import expectations, qemu
+from sigwake.binaries import build_for
+from sigwake.build import BuildError
+from sigwake.cli import REPO
+from sigwake.cross import CrossTarget, cross_file
+from sigwake.kernels import KernelCache, default_kernels, file_kernel
+from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
+from sigwake.progress import Progress
+from sigwake.verdicts import Verdict
+
+EM_AARCH64 = 183
+
+
+def test_a_missing_cross_toolchain_or_qemu_is_named(tmp_path: Path) -> None:
+    absent = CrossTarget("arm64", "nowhere-linux-gnu", "aarch64", "g++-nowhere-linux-gnu")
+    with pytest.raises(BuildError, match="needs Debian's g\\+\\+-nowhere-linux-gnu"):
+        cross_file(absent, tmp_path, tmp_path / "x.ini", Progress(quiet=True))
+    assert qemu.missing_qemu("riscv64") == "sigwake knows no QEMU machine for riscv64 (it boots amd64, arm64)"
+    with pytest.raises(ValueError, match="cannot use KVM"):
+        qemu.choose_accel("kvm", arch="arm64" if qemu.HOST_ARCH == "amd64" else "amd64")
+
+
+def test_an_arm64_image_file_is_known_by_its_header(tmp_path: Path) -> None:
+    image = tmp_path / "Image"
+    image.write_bytes(bytes(56) + b"ARM\x64" + bytes(8))
+    assert file_kernel(image).arch == "arm64"
+    image.write_bytes(bytes(64))
+    assert file_kernel(image).arch == "amd64"
+
+
+@pytest.mark.slow
+def test_arm64_kernels_are_judged_as_amd64_kernels_are(cache_root: Path, tmp_path: Path,
+                                                       local_run: RunSummary) -> None:
+    built = build_for("arm64", REPO, REPO / "build", cache_root, Progress(quiet=True))
+    for program in (built.init, *built.reproducers.values()):
+        assert int.from_bytes(program.read_bytes()[18:20], "little") == EM_AARCH64, program  # ELF e_machine
+
+    cache = KernelCache(cache_root)
+    queries = [q for q in default_kernels("generic", "arm64") if q.suite in ("bookworm", "trixie")]
+    specs = tuple(f"{q.suite}:{cache.newest(q, Progress(quiet=True)).name}" for q in queries)
+    summary = run_kernels(RunConfig(REPO, REPO / "build", cache_root, tmp_path / "results", specs, repeat=1, jobs=2),
+                          Progress(quiet=True))
+    assert summary.failures == []
+    old, new = summary.results
+    assert (old.origin.arch, new.origin.arch) == ("arm64", "arm64") and old.runner.accel_reason
+    for result, verdict in ((old, Verdict.NOT_DELIVERED), (new, Verdict.DELIVERED)):
+        assert result.boot.status == "ok", result.boot.detail
+        root = {c.name: c for c in result.reproducers if c.privilege == "root"}
+        assert root["watermark_sigio"].verdict == verdict
+        assert expectations.mismatches(result) == []
+        # The kernel-path tracer's kprobes work on arm64: the chain is counted where it runs.
+        assert isinstance(root["watermark_sigio"].kernel_path.get("perf_event_wakeup"), int)
+    # The same cases, in the same passes, reach the same verdicts as amd64's 6.1 does here.
+    amd64_61 = next(r for r in local_run.results if r.release and r.release.startswith("6.1."))
+    assert {(c.privilege, c.name): c.verdict for c in old.reproducers} == \
+           {(c.privilege, c.name): c.verdict for c in amd64_61.reproducers}
