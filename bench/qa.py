@@ -38,12 +38,13 @@ def main() -> int:
                           "--repeat", str(args.repeat), "--results", str(results), "--quiet"])
         seconds = time.monotonic() - start
         lines = load_qa(results)
-        kernels = len(load_results(results).results)
+        kernels = load_results(results).results
     judged = sum(int(m) for line in lines for b in line.boundaries for m in re.findall(r"judged (\d+)", b.how))
     print(f"sigwake qa --arch {args.arch} --flavour {args.flavour} --jobs {args.jobs} --repeat {args.repeat} "
           f"on {os.cpu_count()} cores: {seconds:.0f} s wall ({seconds / 60:.1f} min), exit {status}")
-    print(f"  {kernels} kernels run in full; {judged} packages judged by {sum(len(l.boundaries) for l in lines)} "
-          f"bisections")
+    boots = sum(k.boot.seconds or 0.0 for k in kernels if k.runner.mode == "qemu")
+    print(f"  {len(kernels)} kernels run in full; their boots alone sum to {boots:.0f} s (what one at a time would "
+          f"at least take); {judged} packages judged by {sum(len(l.boundaries) for l in lines)} bisections")
     for line in lines:
         print(f"  {line.sentence()}")
     return status

@@ -25,6 +25,7 @@ from .build import BuildError, BuildRequest, KernelBuilder, git
 from .debian import SUITE_SOURCES, Package, compare_versions
 from .guest import GuestConfig
 from .kernels import Kernel, KernelCache, file_kernel
+from .model import Origin
 from .progress import Progress
 from .targets import target_for
 from .verdicts import Verdict
@@ -288,8 +289,9 @@ def flavour_pattern(flavour: str) -> str:
 def debian_packages(cache: KernelCache, flavour: str, progress: Progress) -> list[Package]:
     """Every package of the flavour in the known suites, in Debian version order."""
     found: dict[tuple[str, str], Package] = {}
+    arch = Origin("debian", f"linux-image-{flavour}").arch or "amd64"  # rt-arm64, arm64-16k: arm64's archive
     for suite in SUITE_SOURCES:
-        apt = cache.suite(suite)
+        apt = cache.suite(suite, arch)
         apt.update(progress)
         for package in apt.packages(flavour_pattern(flavour)):
             found.setdefault((package.name, package.version), package)

@@ -10,6 +10,7 @@ import pytest
 
 from sigwake import expectations, qemu
 from sigwake.binaries import build_for
+from sigwake.bisect import debian_packages
 from sigwake.build import BuildError
 from sigwake.cli import REPO
 from sigwake.cross import CrossTarget, cross_file
@@ -60,6 +61,9 @@ def test_arm64_kernels_are_judged_as_amd64_kernels_are(cache_root: Path, tmp_pat
         assert expectations.mismatches(result) == []
         # The kernel-path tracer's kprobes work on arm64: the chain is counted where it runs.
         assert isinstance(root["watermark_sigio"].kernel_path.get("perf_event_wakeup"), int)
+    # A bisection over arm64's packages reads arm64's archive (each suite's arm64 apt state).
+    packages = debian_packages(cache, "rt-arm64", Progress(quiet=True))
+    assert len(packages) > 2 and all(p.arch == "arm64" and p.name.endswith("-rt-arm64") for p in packages)
     # The same cases, in the same passes, reach the same verdicts as amd64's 6.1 does here.
     amd64_61 = next(r for r in local_run.results if r.release and r.release.startswith("6.1."))
     assert {(c.privilege, c.name): c.verdict for c in old.reproducers} == \
