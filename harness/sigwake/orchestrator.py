@@ -64,7 +64,9 @@ def source_commit(source: Path) -> str:
         return done.stdout.strip() if done.returncode == 0 else ""
 
     commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
-    return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+    # results/ is what a run writes, not what measures: regenerating it does not make the tree dirty.
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+    return commit + ("-dirty" if changed else "")
 
 
 def dirty_warning(commit: str) -> str | None:

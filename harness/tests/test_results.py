@@ -83,10 +83,14 @@ def test_a_dirty_tree_is_said_loudly(tmp_path: Path) -> None:
     from sigwake.orchestrator import dirty_warning, source_commit
     git(tmp_path, "init", "-q")
     (tmp_path / "f").write_text("one\n")
-    git(tmp_path, "add", "f")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "old.json").write_text("{}\n")
+    git(tmp_path, "add", "f", "results")
     git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
     clean = source_commit(tmp_path)
     assert not clean.endswith("-dirty") and dirty_warning(clean) is None
+    (tmp_path / "results" / "old.json").unlink()  # regenerating results/ is what a run does: still clean
+    assert source_commit(tmp_path) == clean
     (tmp_path / "f").write_text("two\n")
     dirty = source_commit(tmp_path)
     warning = dirty_warning(dirty)
