@@ -24,8 +24,9 @@ class FlavourFinding:
 
 
 def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
-    """Each case of a non-generic flavour whose verdict differs from the generic kernel of the same
-    architecture and package version (kernels without a generic twin in `results` are not compared)."""
+    """Each case of a non-generic flavour whose kernel verdict differs from the generic kernel's of the
+    same architecture and package version. Kernels without a generic twin here are not compared, and
+    neither are verdicts that say nothing of the kernel's behaviour (a failed boot is reported as such)."""
     generic = {(r.origin.arch, r.origin.version): r for r in results if r.origin.flavour == "generic"}
     found: list[FlavourFinding] = []
     for result in sorted(results, key=KernelResult.order):
@@ -35,7 +36,8 @@ def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
         theirs = {(c.privilege, c.name): c.verdict for c in twin.reproducers}
         for case in result.reproducers:
             other = theirs.get((case.privilege, case.name))
-            if other is not None and other != case.verdict:
+            if other is not None and other != case.verdict and case.verdict.is_kernel_verdict and \
+                    other.is_kernel_verdict:
                 found.append(FlavourFinding(result.kernel_id, twin.kernel_id, case.privilege, case.name,
                                             str(case.verdict), str(other)))
     return found
