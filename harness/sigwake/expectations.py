@@ -189,8 +189,9 @@ def check(kernel: str, release: str, repro: str, measured: Verdict, evidence: Ev
 
 
 def mismatches(result: KernelResult) -> list[Mismatch]:
-    """Every case of a kernel's result whose verdict is not the known behaviour."""
+    """Every case of a kernel's result whose kernel verdict is not the known behaviour (an error, a
+    timeout or a failed boot says nothing of the kernel's behaviour: judgement.py reports those)."""
     release = result.release or ""
     found = (check(result.kernel_id, release, r.name, r.verdict, r.evidence, r.privilege, result.origin.kind)
-             for r in result.reproducers)
+             for r in result.reproducers if r.verdict.is_kernel_verdict)
     return [m for m in found if m is not None]

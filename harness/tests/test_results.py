@@ -69,6 +69,10 @@ def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
     assert "≠ **not-delivered**" in text
     assert "6.12.118+deb13-amd64: watermark_sigio as root regression" in text
     assert "fd20bb51ed39" in text
+    # A failed boot is no difference from what is known of the kernel: the summary and the matrix agree.
+    write_result(tmp_path, result("6.12.95+deb12-amd64", "6.12.95+deb12-amd64", Verdict.BOOT_FAILED))
+    text = write_matrix(tmp_path).read_text()
+    assert "6.12.95+deb12-amd64: watermark_sigio" not in text and "≠ **boot-failed**" not in text
 
 
 def test_matrix_shows_a_missing_cell() -> None:
