@@ -55,16 +55,24 @@ def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | 
     return locate(build_dir)
 
 
+def build_dir_for(arch: str, build_dir: Path) -> Path:
+    """Where the programs for `arch` are built: this machine's build dir, or a cross build beside it."""
+    return build_dir if arch == HOST_ARCH else build_dir.with_name(f"{build_dir.name}-{arch}")
+
+
+def initramfs_path(arch: str, build_dir: Path) -> Path:
+    return build_dir_for(arch, build_dir) / "sigwake-initramfs.cpio"
+
+
 def build_for(arch: str, source: Path, build_dir: Path, cache_root: Path, progress: Progress) -> Binaries:
-    """The programs for a kernel of `arch`: this machine's build, or a cross build beside it (build-<arch>)."""
+    """The programs for a kernel of `arch`: this machine's build, or a cross build (build_dir_for)."""
     if arch == HOST_ARCH:
         return build(source, build_dir, progress)
     target = CROSS_TARGETS.get(arch)
     if target is None:
         raise BuildError(f"no cross build for {arch}; sigwake builds for {HOST_ARCH} and {', '.join(CROSS_TARGETS)}")
-    cross_dir = build_dir.with_name(f"{build_dir.name}-{arch}")
-    return build(source, cross_dir, progress, cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini",
-                                                          progress))
+    return build(source, build_dir_for(arch, build_dir), progress,
+                 cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini", progress))
 
 
 def locate(build_dir: Path) -> Binaries:

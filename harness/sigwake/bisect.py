@@ -316,7 +316,6 @@ def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Prog
     from the oldest's (or from `between`'s first, searching only up to its second)."""
     ordered = debian_packages(cache, flavour, progress)
     if between is not None:
-        apt_pkg.init_system()
         low, high = between
         ordered = [p for p in ordered if compare_versions(low, p) <= 0 <= compare_versions(high, p)]
     if len(ordered) < 2:

@@ -18,11 +18,11 @@ from .bisect import BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
-from .kernels import FLAVOURS, KernelCache, arches_of, flavours_of
+from .kernels import FLAVOURS, KernelCache, arches_of, expand_specs, flavours_of
 from .atomic import DiskFullError
-from .orchestrator import FOREIGN_TCG_SLOWDOWN, Interrupted, RunConfig, run_kernels
+from .orchestrator import Interrupted, RunConfig, guest_for_arch, run_kernels
 from .lava_api import LavaServer
-from .lava_job import LavaFiles, default_files, prepare_job, write_jobs
+from .lava_job import default_files, prepare_job, write_jobs
 from .lava_target import LavaLab, lava_accel
 from .patches import PatchError
 from .progress import Progress
@@ -167,8 +167,7 @@ def lava_lab(args: argparse.Namespace) -> LavaLab | None:
         return None
     if not args.lava:
         raise ValueError("--target lava needs --lava URL (the LAVA server)")
-    directory = args.lava_files or args.cache / "lava-files"
-    files = LavaFiles(directory, args.lava_files_url) if args.lava_files_url else default_files(directory)
+    files = default_files(args.lava_files or args.cache / "lava-files", args.lava_files_url)
     server = LavaServer(args.lava, args.token or os.environ.get("SIGWAKE_LAVA_TOKEN"))
     return LavaLab(server, files, args.device_type, args.lava_start_timeout)
 
@@ -212,11 +211,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         summary = run_kernels(config, Progress(quiet=args.quiet))
     except Interrupted as stop:
-        done = [r.kernel_id for r in stop.summary.results]
-        print(f"interrupted: finished and kept in {config.results_dir}/: {', '.join(done) or 'none'}; "
-              f"not finished: {', '.join(stop.summary.unfinished) or 'none'} (run again with --resume)",
-              file=sys.stderr)
-        return 130
+        return interrupted(stop, config.results_dir)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     written = write_reports(config.results_dir, options)
     print(render_summary(summary.results), end="")
@@ -229,15 +224,26 @@ def run_command(args: argparse.Namespace) -> int:
     return 1 if summary.failures else 0
 
 
+def interrupted(stop: Interrupted, results_dir: Path) -> int:
+    """Says what an interrupted run kept and what it did not; the exit code of Ctrl-C."""
+    done = [r.kernel_id for r in stop.summary.results]
+    print(f"interrupted: finished and kept in {results_dir}/: {', '.join(done) or 'none'}; "
+          f"not finished: {', '.join(stop.summary.unfinished) or 'none'} (run again with --resume)", file=sys.stderr)
+    return 130
+
+
 def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
-    built_programs = binaries.build(REPO, args.build_dir, progress)
-    initrd = built_programs.initramfs(args.build_dir / "sigwake-initramfs.cpio")
-    files_dir = args.directory / "files"
-    files = LavaFiles(files_dir, args.lava_files_url) if args.lava_files_url else default_files(files_dir)
+    files = default_files(args.directory / "files", args.lava_files_url)
     cache = KernelCache(args.cache)
-    kernels = [k for spec in (args.kernels or ["default"]) for k in cache.resolve(spec, progress) if k.image]
+    kernels = [k for spec in expand_specs(tuple(args.kernels or ["default"]), ("generic",))
+               for k in cache.resolve(spec, progress) if k.image]
     config = dataclasses.replace(guest_config(args), accel=lava_accel(args.accel))
-    jobs = [prepare_job(k, initrd, len(built_programs.reproducers), config, files, args.device_type) for k in kernels]
+    jobs = []
+    for arch in dict.fromkeys(k.arch for k in kernels):  # each architecture's own programs in its jobs
+        built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress)
+        initrd = built.initramfs(binaries.initramfs_path(arch, args.build_dir))
+        jobs += [prepare_job(k, initrd, len(built.reproducers), config, files, args.device_type)
+                 for k in kernels if k.arch == arch]
     for path in write_jobs(jobs, args.directory):
         print(path)
     return 0
@@ -253,20 +259,16 @@ def qa_command(args: argparse.Namespace) -> int:
 
     def probe_for(arch: str) -> Probe:
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress).select([HEADLINE])
-        accel = qemu.choose_accel(args.accel, arch=arch)
-        slowdown = FOREIGN_TCG_SLOWDOWN if arch != qemu.HOST_ARCH else 1.0
         work = args.cache / "bisect" / arch
         work.mkdir(parents=True, exist_ok=True)
-        return Probe(built, HEADLINE, HEADLINE, GuestConfig(accel, repeat=args.repeat, privileges=("root",),
-                                                            slowdown=slowdown), work)
+        host = GuestConfig(qemu.choose_accel(args.accel), repeat=args.repeat, privileges=("root",))
+        return Probe(built, HEADLINE, HEADLINE, guest_for_arch(host, arch, args.accel), work)
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         lines, summary = run_qa(config, probe_for, progress)
     except Interrupted as stop:
-        print(f"interrupted: kept in {args.results}/: {', '.join(r.kernel_id for r in stop.summary.results) or 'none'}",
-              file=sys.stderr)
-        return 130
+        return interrupted(stop, args.results)
     write_reports(args.results, ReportOptions(args.kcidb_origin, args.log_base_url))
     print(render_summary(summary.results), end="")
     print(render_qa(lines), end="")

@@ -15,6 +15,7 @@ from .atomic import atomic_write
 from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, apt_source, extract_file, extract_image
 from .model import Origin
 from .progress import Progress
+from .qemu import HOST_ARCH
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def sha256_of(path: Path) -> str:
 
 def host_kernel() -> Kernel:
     release = os.uname().release
-    return Kernel(f"host-{release}", Origin("host"), None)
+    return Kernel(f"host-{release}", Origin("host"), None, HOST_ARCH)
 
 
 def file_kernel(path: Path) -> Kernel:
@@ -216,11 +217,9 @@ class KernelCache:
         return tarball
 
     def resolve(self, spec: str | DebianQuery, progress: Progress) -> list[Kernel]:
-        """A query, `default`, `host`, a path to an image, or a Debian package name."""
+        """A query (expand_specs turns `default` into them), `host`, a path to an image, or a Debian package name."""
         if isinstance(spec, DebianQuery):
             return [self.fetch(self.newest(spec, progress), progress)]
-        if spec == "default":
-            return [self.fetch(self.newest(q, progress), progress) for q in DEFAULT_KERNELS]
         if spec == "host":
             return [host_kernel()]
         if "/" in spec or Path(spec).exists():

@@ -52,8 +52,9 @@ class LavaFiles:
         (self.directory / url.rsplit("/", 1)[-1]).unlink(missing_ok=True)
 
 
-def default_files(directory: Path) -> LavaFiles:
-    return LavaFiles(directory, directory.resolve().as_uri())
+def default_files(directory: Path, url: str | None = None) -> LavaFiles:
+    """Files in `directory`, fetched by workers from `url` (default: its file: URL, for a worker here)."""
+    return LavaFiles(directory, url or directory.resolve().as_uri())
 
 
 @dataclass(frozen=True)

@@ -110,17 +110,26 @@ def guests_that_fit(jobs: int, memory_mb: int) -> int:
 
 @dataclass(frozen=True)
 class ArchKit:
-    """What kernels of one architecture boot with: its programs, their initramfs, its guest settings."""
+    """What kernels of one architecture boot with: its programs (and their digest), their initramfs, its
+    guest settings."""
 
     built: binaries_mod.Binaries
     initrd: Path
     guest: GuestConfig
     qemu_version: str
+    programs: str  # built.digest(): read once, it hashes every program
 
 
 # A guest of another architecture under TCG, against one of the host's: measured here, an arm64 Debian
 # kernel reached /init at 15.5 s of uptime where amd64's does at about 2 s; its deadlines stretch by this.
 FOREIGN_TCG_SLOWDOWN = 4.0
+
+
+def guest_for_arch(guest: GuestConfig, arch: str, accel_option: str | None) -> GuestConfig:
+    """The guest settings for kernels of `arch` booted here: the host's own, or TCG with stretched deadlines."""
+    if arch == qemu.HOST_ARCH:
+        return guest
+    return dataclasses.replace(guest, accel=qemu.choose_accel(accel_option, arch=arch), slowdown=FOREIGN_TCG_SLOWDOWN)
 
 
 def arch_kit(arch: str, config: RunConfig, host: ArchKit, progress: Progress) -> ArchKit:
@@ -130,19 +139,17 @@ def arch_kit(arch: str, config: RunConfig, host: ArchKit, progress: Progress) ->
     if config.lab is None and (missing := qemu.missing_qemu(arch)) is not None:
         raise BuildError(missing)
     built = binaries_mod.build_for(arch, config.source, config.build_dir, config.cache, progress)
-    initrd = built.initramfs(config.build_dir.with_name(f"{config.build_dir.name}-{arch}") / "sigwake-initramfs.cpio")
-    accel = qemu.choose_accel(config.accel, arch=arch) if config.lab is None else host.guest.accel
-    slowdown = FOREIGN_TCG_SLOWDOWN if accel.name == "tcg" and config.lab is None else 1.0
-    progress.step(f"{arch}: accelerator {accel.name} ({accel.reason})")
-    return ArchKit(built, initrd, dataclasses.replace(host.guest, accel=accel, slowdown=slowdown),
-                   qemu.qemu_version(arch) if config.lab is None else "")
+    initrd = built.initramfs(binaries_mod.initramfs_path(arch, config.build_dir))
+    guest = host.guest if config.lab is not None else guest_for_arch(host.guest, arch, config.accel)  # a lab's worker
+    progress.step(f"{arch}: accelerator {guest.accel.name} ({guest.accel.reason})")
+    return ArchKit(built, initrd, guest, qemu.qemu_version(arch) if config.lab is None else "", built.digest())
 
 
 def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     """The main job: every kernel of the run, each recorded (with the matrix) as soon as it is done."""
     summary = RunSummary()
     built = binaries_mod.build(config.source, config.build_dir, progress)
-    initrd = built.initramfs(config.build_dir / "sigwake-initramfs.cpio")
+    initrd = built.initramfs(binaries_mod.initramfs_path(qemu.HOST_ARCH, config.build_dir))
     accel = qemu.choose_accel(config.accel) if config.lab is None else lava_accel(config.accel)
     progress.step(f"accelerator: {accel.name} ({accel.reason})")
     if config.lab is not None:
@@ -160,7 +167,8 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
         progress.step(warning)
-    host_kit = ArchKit(built, initrd, guest, qemu.qemu_version() if config.lab is None else "")  # a lab's: the worker's
+    host_kit = ArchKit(built, initrd, guest, qemu.qemu_version() if config.lab is None else "",  # a lab's: the worker's
+                       built.digest())
 
     resolved: list[Kernel] = []
     for spec in expand_specs(config.kernel_specs, config.flavours, config.arches):
@@ -172,8 +180,8 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
             progress.step(f"cannot test {named}: {e}")
     kits: dict[str, ArchKit] = {}
     kernels: list[Kernel] = []
-    for arch in dict.fromkeys(k.arch if k.image is not None else qemu.HOST_ARCH for k in resolved):
-        of_arch = [k for k in resolved if (k.arch if k.image is not None else qemu.HOST_ARCH) == arch]
+    for arch in dict.fromkeys(k.arch for k in resolved):
+        of_arch = [k for k in resolved if k.arch == arch]
         try:
             kits[arch] = arch_kit(arch, config, host_kit, progress)
             kernels += of_arch
@@ -182,13 +190,9 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
             progress.step(f"cannot test {arch} kernels: {e}")
     kernels.sort(key=resolved.index)
 
-    def kit_of(kernel: Kernel) -> ArchKit:
-        return kits[kernel.arch if kernel.image is not None else qemu.HOST_ARCH]
-
     pending = []
     for kernel in kernels:
-        programs = kit_of(kernel).built.digest()
-        earlier = recorded_before(config.results_dir, kernel, programs) if config.resume else None
+        earlier = recorded_before(config.results_dir, kernel, kits[kernel.arch].programs) if config.resume else None
         if earlier is not None:
             progress.step(f"{kernel.id}: recorded before for this image and these programs, kept (--resume)")
             summary.results.append(earlier)
@@ -202,10 +206,10 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     recording = threading.Lock()  # a result and the matrix after it are written by one thread at a time
 
     def run_one(kernel: Kernel) -> KernelResult:
-        kit = kit_of(kernel)
+        kit = kits[kernel.arch]
         target = target_for(kernel, kit.initrd, kit.qemu_version, config.lab)
         progress.step(f"testing {kernel.id} on {type(target).__name__}")
-        result = record_kernel(target, kit.built, kit.guest, config.results_dir, commit, kit.built.digest())
+        result = record_kernel(target, kit.built, kit.guest, config.results_dir, commit, kit.programs)
         with recording:
             write_result(config.results_dir, result)
             write_matrix(config.results_dir)

@@ -55,9 +55,9 @@ def lines_of(queries: list[DebianQuery], summary: RunSummary) -> list[QaLine]:
             line.steps.append(QaStep(result.origin.package, result.origin.version, result.origin.suite or "",
                                      headline(result)))
     for failure in summary.failures:  # "bookworm arm64 16k: bookworm has no package matching ..."
-        for (arch, flavour), line in lines.items():
-            if f" {arch} {flavour}: " in failure:
-                line.missing.append(failure)
+        for query in queries:
+            if failure.startswith(f"{query.describe()}: "):
+                lines[(query.arch, query.flavour)].missing.append(failure)
     for line in lines.values():
         line.steps.sort(key=cmp_to_key(lambda a, b: int(apt_pkg.version_compare(a.version, b.version))))
     return list(lines.values())

@@ -4,15 +4,17 @@ under qemu-system-aarch64 (virt, TCG here), judged as amd64's are."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
 
-from sigwake import expectations, qemu
+from sigwake import expectations, initramfs, qemu
 from sigwake.binaries import build_for
 from sigwake.bisect import debian_packages
 from sigwake.build import BuildError
-from sigwake.cli import REPO
+from sigwake.cli import REPO, main
 from sigwake.cross import CrossTarget, cross_file
 from sigwake.kernels import KernelCache, default_kernels, file_kernel
 from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
@@ -68,3 +70,17 @@ def test_arm64_kernels_are_judged_as_amd64_kernels_are(cache_root: Path, tmp_pat
     amd64_61 = next(r for r in local_run.results if r.release and r.release.startswith("6.1."))
     assert {(c.privilege, c.name): c.verdict for c in old.reproducers} == \
            {(c.privilege, c.name): c.verdict for c in amd64_61.reproducers}
+
+
+@pytest.mark.slow
+def test_a_lava_job_for_an_arm64_kernel_carries_arm64_programs(tmp_path: Path) -> None:
+    image = tmp_path / "Image"
+    image.write_bytes(bytes(56) + b"ARM\x64" + bytes(8))  # an arm64 Image by its header; never booted here
+    assert main(["lava-jobs", str(tmp_path / "jobs"), "--kernel", str(image), "--repeat", "1"]) == 0
+    [(kernel_id, entry)] = json.loads((tmp_path / "jobs" / "jobs.json").read_text()).items()
+    job = yaml.safe_load((tmp_path / "jobs" / entry["definition"]).read_text())
+    assert job["context"]["arch"] == "arm64" and "console=ttyAMA0" in \
+        job["actions"][0]["deploy"]["images"]["kernel"]["image_arg"]
+    initrd = Path(job["actions"][0]["deploy"]["images"]["initrd"]["url"].removeprefix("file://"))
+    init = {e.path: e.data for e in initramfs.decode(initrd.read_bytes())}["init"]
+    assert int.from_bytes(init[18:20], "little") == EM_AARCH64

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from lava_lab import free_port
 from sigwake import console, initramfs, qemu
 from sigwake.cli import REPO, main
 from sigwake.guest import GuestConfig, boot_arguments
@@ -130,9 +130,7 @@ def test_a_server_url_is_taken_from_any_part_of_it() -> None:
 
 
 def test_an_unreachable_server_is_said_at_once() -> None:
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # nobody listens on it
     with pytest.raises(LavaError, match=rf"LAVA at http://127.0.0.1:{port} is unreachable"):
         LavaServer(f"http://127.0.0.1:{port}", "t", request_timeout_s=5).submit("job")
 
@@ -192,9 +190,7 @@ def test_an_interrupted_run_cancels_its_job() -> None:
 
 
 def test_an_unreachable_lab_is_recorded_for_every_kernel(tmp_path: Path, cache_root: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     image = tmp_path / "vmlinuz-any"
     image.write_bytes(b"never booted")
     lab = LavaLab(LavaServer(f"http://127.0.0.1:{port}", "t", request_timeout_s=5), default_files(tmp_path / "files"))
