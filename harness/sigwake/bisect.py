@@ -1,8 +1,10 @@
 """Bisection the way syzkaller's pkg/bisect does it: a tester judges one candidate
 (a commit, a Debian package) and a search proposes the next from what was marked
 old, new or skip; one driver runs them in-process. Both endpoints are judged
-first. A candidate that cannot be judged (a build or boot failure, repeated runs
-that disagree, a third verdict) is skipped, with a note."""
+first. A candidate whose repeated runs split is marked by the split rule (SPLIT:
+by default, one that shows the old behaviour in any run still has it), said in
+its note. A candidate that cannot be judged (a build or boot failure, a third
+verdict) is skipped, with a note."""
 
 from __future__ import annotations
 
@@ -32,13 +34,33 @@ from .verdicts import Verdict
 
 
 class BisectError(RuntimeError):
-    """A bisection that cannot start or finish; the message says why."""
+    """A bisection that cannot start or finish; the message says why, the exit code what kind it is: an
+    endpoint that cannot be judged could not be tested (3); endpoints that agree, or a change that is no
+    single step, are findings about the range (1)."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class Mark(str, Enum):
     OLD = "old"
     NEW = "new"
     SKIP = "skip"
+
+
+# How a candidate whose runs split is marked: "old" when the old verdict shows in any run (it still
+# reproduces the old behaviour), "new" when the new one does, or "skip" (never judged).
+SPLIT = ("old", "new", "skip")
+
+
+@dataclass(frozen=True)
+class Probed:
+    """What a tester found of one candidate."""
+
+    verdict: Verdict | None  # None: not judged (the note says why); FLAKY: its runs split
+    note: str
+    runs: dict[str, int] = field(default_factory=dict)  # verdict -> runs
 
 
 @dataclass(frozen=True)
@@ -50,8 +72,8 @@ class Step:
 
 
 class Tester(Protocol):
-    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
-        """The candidate's unanimous kernel verdict, or None and why not."""
+    def judge(self, candidate: str) -> Probed:
+        """The candidate's kernel verdict (FLAKY with its runs when they split), or None and why not."""
 
 
 class Search(Protocol):
@@ -85,11 +107,27 @@ class BisectReport:
                 f"confidence {self.confidence:.2f}")
 
 
+def mark_of(probed: Probed, old: Verdict, new: Verdict, split: str) -> tuple[Mark, str]:
+    """The mark of a judged candidate, and its note (a split says how it was marked)."""
+    if probed.verdict is old or probed.verdict is new:
+        return (Mark.OLD if probed.verdict is old else Mark.NEW), probed.note
+    if probed.verdict is Verdict.FLAKY and split != "skip":
+        side = old if split == "old" else new
+        shown = probed.runs.get(str(side), 0)
+        if shown:
+            total = sum(probed.runs.values())
+            return Mark(split), f"{probed.note}; {side} in {shown} of {total} runs: marked {split} (split rule {split})"
+    # Anything else (a third verdict, a split without the rule's side, none) says nothing about the change.
+    return Mark.SKIP, probed.note
+
+
 def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
-           progress: Progress | None = None, jobs: int = 1) -> BisectReport:
-    """`old_end` shows the old behaviour, `new_end` the new one; finds where it changed. With
-    `jobs` > 1 and a search that can propose several candidates (ListSearch), each round judges
-    that many at once."""
+           progress: Progress | None = None, jobs: int = 1, split: str = "old") -> BisectReport:
+    """`old_end` shows the old behaviour, `new_end` the new one, each in every run; finds where it
+    changed. A candidate whose runs split is marked by `split` (SPLIT). With `jobs` > 1 and a search
+    that can propose several candidates (ListSearch), each round judges that many at once."""
+    if split not in SPLIT:
+        raise ValueError(f"split rule {split!r}: one of {', '.join(SPLIT)}")
     steps: list[Step] = []
 
     def record(candidate: str, verdict: Verdict | None, note: str, mark: Mark) -> None:
@@ -99,23 +137,22 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
 
     pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="judge")
     ends = dict(zip((old_end, new_end), pool.map(tester.judge, (old_end, new_end))))
-    for end, (verdict, note) in ends.items():
-        if verdict is None:
-            raise BisectError(f"endpoint {end} cannot be judged: {note}")
-    (old, old_note), (new, new_note) = ends[old_end], ends[new_end]
+    for end, probed in ends.items():
+        if probed.verdict is None or probed.verdict is Verdict.FLAKY:
+            raise BisectError(f"endpoint {end} cannot be judged: {probed.note}", 3)
+    old, new = ends[old_end].verdict, ends[new_end].verdict
     assert old is not None and new is not None
     if old is new:
         raise BisectError(f"both endpoints are {old}: nothing to bisect")
-    record(old_end, old, old_note, Mark.OLD)
-    record(new_end, new, new_note, Mark.NEW)
+    record(old_end, old, ends[old_end].note, Mark.OLD)
+    record(new_end, new, ends[new_end].note, Mark.NEW)
     search.start(old_end, new_end)
     batches = isinstance(search, ListSearch) and jobs > 1
     try:
         while candidates := (search.next_batch(jobs) if batches else [c for c in [search.next()] if c is not None]):
-            for candidate, (verdict, note) in zip(candidates, pool.map(tester.judge, candidates)):
-                # Anything but the two endpoint verdicts (a third one, or none) says nothing about the change.
-                mark = Mark.OLD if verdict is old else Mark.NEW if verdict is new else Mark.SKIP
-                record(candidate, verdict, note, mark)
+            for candidate, probed in zip(candidates, pool.map(tester.judge, candidates)):
+                mark, note = mark_of(probed, old, new, split)
+                record(candidate, probed.verdict, note, mark)
                 search.mark(candidate, mark)
         first = search.first_new()
     finally:
@@ -231,19 +268,21 @@ class Probe:
     config: GuestConfig
     work: Path
 
-    def judge(self, kernel: Kernel, label: str) -> tuple[Verdict | None, str]:
+    def judge(self, kernel: Kernel, label: str) -> Probed:
         target = target_for(kernel, self.binaries.initramfs(self.work / "guest.cpio"))
         outcome = target.run(self.binaries, self.config, self.work / f"{label}.console.log")
+        splatted = "; ".join(f"kernel splat: {s.title}" for s in outcome.splats)
         if outcome.boot.status != "ok":
-            return None, f"boot {outcome.boot.status}: {outcome.boot.detail}"
+            return Probed(None, "; ".join(filter(None, [f"boot {outcome.boot.status}: {outcome.boot.detail}", splatted])))
         result = next((r for r in outcome.reproducers if r.name == self.case and r.privilege == "root"), None)
         if result is None:
-            return None, f"{self.case} was not reported"
+            return Probed(None, f"{self.case} was not reported")
+        runs = ", ".join(f"{v} x{n}" for v, n in result.runs.items())
         if result.verdict is Verdict.FLAKY:
-            return None, f"split: {result.runs}"
+            return Probed(result.verdict, "; ".join(filter(None, [f"split: {runs}", splatted])), dict(result.runs))
         if not result.verdict.is_kernel_verdict:
-            return None, f"{result.verdict}: {result.reason}"
-        return result.verdict, f"{result.verdict} x{sum(result.runs.values())}"
+            return Probed(None, f"{result.verdict}: {result.reason}")
+        return Probed(result.verdict, "; ".join(filter(None, [runs, splatted])), dict(result.runs))
 
 
 @dataclass(frozen=True)
@@ -256,17 +295,17 @@ class TreeTester:
     probe: Probe
     progress: Progress
 
-    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+    def judge(self, candidate: str) -> Probed:
         git(self.tree, "checkout", "-q", candidate)
         try:
             built = self.builder.build(BuildRequest(self.tree, self.fragments), self.progress)
         except BuildError as e:
-            return None, f"build failed: {e}"
+            return Probed(None, f"build failed: {e}")
         return self.probe.judge(file_kernel(built.image), candidate[:12])
 
 
 def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], old: str, new: str,
-                probe: Probe, progress: Progress) -> BisectReport:
+                probe: Probe, progress: Progress, split: str = "old") -> BisectReport:
     """`old` has the old behaviour, `new` the new one (a regression or a fix alike); the tree is left
     on the branch or commit it was on."""
     if git(tree, "status", "--porcelain", "--untracked-files=no").strip():
@@ -275,7 +314,7 @@ def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...],
     old, new = (git(tree, "rev-parse", "--verify", f"{ref}^{{commit}}").strip() for ref in (old, new))
     search = GitSearch(tree)
     try:
-        return bisect(search, TreeTester(builder, tree, fragments, probe, progress), old, new, progress)
+        return bisect(search, TreeTester(builder, tree, fragments, probe, progress), old, new, progress, split=split)
     finally:
         git(tree, "checkout", "-q", search.original)
 
@@ -305,13 +344,13 @@ class PackageTester:
     packages: dict[str, Package]  # by "name version"
     probe: Probe
 
-    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+    def judge(self, candidate: str) -> Probed:
         package = self.packages[candidate]
         return self.probe.judge(self.fetch(package), f"{package.name}_{package.version}")
 
 
 def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress, jobs: int = 1,
-                  between: tuple[Package, Package] | None = None) -> BisectReport:
+                  between: tuple[Package, Package] | None = None, split: str = "old") -> BisectReport:
     """The first package, in Debian version order across the known suites, whose verdict differs
     from the oldest's (or from `between`'s first, searching only up to its second)."""
     ordered = debian_packages(cache, flavour, progress)
@@ -330,4 +369,4 @@ def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Prog
             return cache.fetch(package, progress)
 
     tester = PackageTester(fetch, dict(zip(names, ordered)), probe)
-    return bisect(ListSearch(names), tester, names[0], names[-1], progress, jobs)
+    return bisect(ListSearch(names), tester, names[0], names[-1], progress, jobs, split)

@@ -12,15 +12,18 @@ from pathlib import Path
 
 
 from . import binaries, kconfig, protocol, qemu
+from .exit_codes import COULD_NOT_TEST, FINDING, INTERRUPTED, NO_FINDING, USAGE, exit_code
+from .judgement import findings, untested
 from .render_summary import render_summary
 from .report import FORMATS, ReportOptions, render, write_reports
-from .bisect import BisectError, Probe, bisect_debian, bisect_tree
+from .bisect import SPLIT, BisectError, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
 from .kernels import FLAVOURS, KernelCache, arches_of, expand_specs, flavours_of
 from .atomic import DiskFullError
-from .orchestrator import Interrupted, RunConfig, guest_for_arch, run_kernels
+from .store import NoResults
+from .orchestrator import Interrupted, RunConfig, RunSummary, guest_for_arch, run_kernels
 from .lava_api import LavaServer
 from .lava_job import default_files, prepare_job, write_jobs
 from .lava_target import LavaLab, lava_accel
@@ -78,6 +81,7 @@ def parser() -> argparse.ArgumentParser:
     bisect.add_argument("--new", help="a commit with the new behaviour")
     bisect.add_argument("--debian", metavar="FLAVOUR", help="bisect Debian's packages of a flavour, e.g. amd64")
     bisect.add_argument("--repro", required=True, help="PROGRAM or PROGRAM:CASE, e.g. watermark_sigio")
+    split_option(bisect)
 
     run = sub.add_parser("run", help="test kernels and record the matrix under results/")
     run.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
@@ -125,6 +129,7 @@ def parser() -> argparse.ArgumentParser:
     qa.add_argument("--suite", action="append", dest="suites", metavar="SUITE",
                     help="limit to these suites of the default series; repeatable (default: every one)")
     qa.add_argument("--no-bisect", action="store_true", help="only the newest packages; name no boundary")
+    split_option(qa)
     apt_source_option(qa)
     qa.add_argument("--results", type=Path, default=REPO / "results")
     qa.add_argument("--cache", type=Path, default=default_cache())
@@ -140,6 +145,13 @@ def parser() -> argparse.ArgumentParser:
                         help="print this one format (kcidb: what kcidb-submit takes); without it, write every file")
     report_options(report)
     return p
+
+
+def split_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--split", choices=SPLIT, default="old",
+                   help="a kernel whose repeated runs split: old (default) marks it old when any run shows the old "
+                        "verdict (it still reproduces the old behaviour), new likewise for the new verdict, skip "
+                        "never judges it; each such step says so")
 
 
 def apt_source_option(p: argparse.ArgumentParser) -> None:
@@ -178,7 +190,9 @@ def report_options(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    """The command's exit code (exit_codes.py): 0 no finding, 1 a finding, 2 usage, 3 could not test, 130
+    interrupted."""
+    args = parser().parse_args(argv)  # a usage error exits 2 here
     progress = Progress()
     try:
         if args.command == "build":
@@ -194,9 +208,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "qa":
             return qa_command(args)
         return run_command(args)
-    except (BuildError, BisectError, PatchError, DebianError, DiskFullError, ValueError) as e:
+    except (ValueError, PatchError) as e:  # what the command line asked cannot be (a patch that does not apply)
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
-        return 1
+        return USAGE
+    except (BuildError, DebianError, DiskFullError, NoResults) as e:
+        print(f"sigwake {args.command}: could not test: {e}", file=sys.stderr)
+        return COULD_NOT_TEST
+    except BisectError as e:
+        print(f"sigwake {args.command}: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print(f"sigwake {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -214,14 +237,18 @@ def run_command(args: argparse.Namespace) -> int:
         return interrupted(stop, config.results_dir)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     written = write_reports(config.results_dir, options)
-    print(render_summary(summary.results), end="")
     reports = sorted({str(p.relative_to(config.results_dir)).split("/")[0] for p in written})
     print(f"recorded in {config.results_dir}/: <kernel-id>.json with console logs; reports: {', '.join(reports)}")
-    for failure in summary.failures:
-        print(f"not tested: {failure}", file=sys.stderr)
     for warning in summary.warnings:
         print(warning, file=sys.stderr)
-    return 1 if summary.failures else 0
+    return summary_exit(summary)
+
+
+def summary_exit(summary: RunSummary) -> int:
+    """Prints the run's summary (the last line counts its findings) and gives its exit code."""
+    print(render_summary(summary.results, summary.failures), end="")
+    untestable = [k for k in summary.results if untested(k) is not None]
+    return exit_code(len(findings(summary.results)), len(summary.failures) + len(untestable))
 
 
 def interrupted(stop: Interrupted, results_dir: Path) -> int:
@@ -229,7 +256,7 @@ def interrupted(stop: Interrupted, results_dir: Path) -> int:
     done = [r.kernel_id for r in stop.summary.results]
     print(f"interrupted: finished and kept in {results_dir}/: {', '.join(done) or 'none'}; "
           f"not finished: {', '.join(stop.summary.unfinished) or 'none'} (run again with --resume)", file=sys.stderr)
-    return 130
+    return INTERRUPTED
 
 
 def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
@@ -246,7 +273,7 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
                  for k in kernels if k.arch == arch]
     for path in write_jobs(jobs, args.directory):
         print(path)
-    return 0
+    return NO_FINDING
 
 
 def qa_command(args: argparse.Namespace) -> int:
@@ -254,7 +281,7 @@ def qa_command(args: argparse.Namespace) -> int:
     run = RunConfig(REPO, args.build_dir, args.cache, args.results, (), apt_sources=tuple(args.apt_source),
                     accel=args.accel, repeat=args.repeat, jobs=args.jobs)
     config = QaConfig(run, arches, flavours_of(args.flavour, arches), tuple(args.suites) if args.suites else None,
-                      not args.no_bisect)
+                      not args.no_bisect, args.split)
     progress = Progress(quiet=args.quiet)
 
     def probe_for(arch: str) -> Probe:
@@ -270,21 +297,18 @@ def qa_command(args: argparse.Namespace) -> int:
     except Interrupted as stop:
         return interrupted(stop, args.results)
     write_reports(args.results, ReportOptions(args.kcidb_origin, args.log_base_url))
-    print(render_summary(summary.results), end="")
     print(render_qa(lines), end="")
-    for failure in summary.failures:
-        print(f"not tested: {failure}", file=sys.stderr)
-    return 0
+    return summary_exit(summary)
 
 
 def report_command(args: argparse.Namespace) -> int:
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     if args.format:
         print(render(args.results, args.format, options), end="")
-        return 0
+        return NO_FINDING
     for path in write_reports(args.results, options):
         print(path)
-    return 0
+    return NO_FINDING
 
 
 def fragments_of(args: argparse.Namespace) -> tuple[Path, ...]:
@@ -327,7 +351,10 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     print(f"patched {result.patched.tree_state} + {', '.join(p.name for p in args.patch)} -> {result.patched.image}")
     for change in result.changes:
         print(f"  {change}")
-    return 0
+    found = [c for c in result.changes if c.is_finding]
+    counts = ", ".join(f"{sum(c.outcome == o for c in found)} {o}" for o in dict.fromkeys(c.outcome for c in found))
+    print(f"findings: {len(found)} ({counts})" if found else "findings: none")
+    return FINDING if found else NO_FINDING
 
 
 def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
@@ -341,16 +368,20 @@ def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
 def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
     probe = probe_of(args, progress)
     if args.debian:
-        report = bisect_debian(KernelCache(args.cache), args.debian, probe, progress, args.jobs)
+        report = bisect_debian(KernelCache(args.cache), args.debian, probe, progress, args.jobs, split=args.split)
     elif args.tree is None or args.old is None or args.new is None:
         print("sigwake bisect: --tree, --old and --new (or --debian FLAVOUR)", file=sys.stderr)
-        return 2
+        return USAGE
     else:
-        report = bisect_tree(builder_of(args), args.tree, fragments_of(args), args.old, args.new, probe, progress)
+        report = bisect_tree(builder_of(args), args.tree, fragments_of(args), args.old, args.new, probe, progress,
+                             args.split)
     for step in report.steps:
         print(f"  {step.candidate}: {step.note} -> {step.mark.value}")
     print(report.summary(probe.case))
-    return 0
+    # Named to one candidate, with every step judged whole: the answer. Otherwise the answer is a range, or a
+    # step split or splatted on the way: a finding to look at.
+    doubtful = [s for s in report.steps if "split" in s.note or "kernel splat" in s.note]
+    return NO_FINDING if len(report.first_changed) == 1 and not doubtful else FINDING
 
 
 if __name__ == "__main__":

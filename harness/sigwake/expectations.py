@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model import Evidence, KernelResult
+from .model import Evidence
 from .verdicts import Verdict
 
 Version = tuple[int, int]
@@ -186,12 +186,3 @@ def check(kernel: str, release: str, repro: str, measured: Verdict, evidence: Ev
         return None
     return Mismatch(kernel, repro, privilege, classify(measured, want.verdict), measured, want.verdict, evidence,
                     want.source)
-
-
-def mismatches(result: KernelResult) -> list[Mismatch]:
-    """Every case of a kernel's result whose kernel verdict is not the known behaviour (an error, a
-    timeout or a failed boot says nothing of the kernel's behaviour: judgement.py reports those)."""
-    release = result.release or ""
-    found = (check(result.kernel_id, release, r.name, r.verdict, r.evidence, r.privilege, result.origin.kind)
-             for r in result.reproducers if r.verdict.is_kernel_verdict)
-    return [m for m in found if m is not None]

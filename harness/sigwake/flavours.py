@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .model import KernelResult
+from .verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,16 @@ class FlavourFinding:
                 f"{self.generic_id} is {self.generic_verdict}")
 
 
+def judged(verdict: Verdict) -> bool:
+    """A verdict that says what the kernel did, in every run or in some of them."""
+    return verdict.is_kernel_verdict or verdict is Verdict.FLAKY
+
+
 def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
     """Each case of a non-generic flavour whose kernel verdict differs from the generic kernel's of the
-    same architecture and package version. Kernels without a generic twin here are not compared, and
-    neither are verdicts that say nothing of the kernel's behaviour (a failed boot is reported as such)."""
+    same architecture and package version, a split (flaky) one included. Kernels without a generic twin here
+    are not compared, and neither are verdicts that say nothing of the kernel's behaviour (a failed boot is
+    reported as such)."""
     generic = {(r.origin.arch, r.origin.version): r for r in results if r.origin.flavour == "generic"}
     found: list[FlavourFinding] = []
     for result in sorted(results, key=KernelResult.order):
@@ -36,8 +43,7 @@ def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
         theirs = {(c.privilege, c.name): c.verdict for c in twin.reproducers}
         for case in result.reproducers:
             other = theirs.get((case.privilege, case.name))
-            if other is not None and other != case.verdict and case.verdict.is_kernel_verdict and \
-                    other.is_kernel_verdict:
+            if other is not None and other != case.verdict and judged(case.verdict) and judged(other):
                 found.append(FlavourFinding(result.kernel_id, twin.kernel_id, case.privilege, case.name,
                                             str(case.verdict), str(other)))
     return found

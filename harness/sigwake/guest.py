@@ -11,10 +11,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import console, initramfs, ktap, protocol, qemu
+from . import console, initramfs, ktap, protocol, qemu, splats
+from .attribution import attribute
 from .kernels import Kernel
 from .repeats import CaseRun, combine
-from .model import BootRecord, ReproResult
+from .model import BootRecord, ReproResult, Splat
 from .verdicts import Verdict
 
 
@@ -58,6 +59,7 @@ class GuestOutcome:
     skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target did not run it
     job_id: str = ""  # the lab's job that ran it (LAVA), else empty
     job_url: str = ""
+    splats: list[Splat] = field(default_factory=list)  # kernel reports on the console, each with its case
 
 
 def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
@@ -80,7 +82,7 @@ def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: 
 def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privileges: tuple[str, ...],
               timeout_s: float) -> GuestOutcome:
     unframed = console.unframe(outcome.console, token)
-    report = ktap.parse_guest(unframed.payloads)
+    report = ktap.parse_guest(unframed.payloads, unframed.lines)
     status, detail = boot_status(outcome, report, timeout_s)
     if unframed.missing:
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
@@ -91,7 +93,8 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
         took = run.duration_us / 1000 if run.duration_us is not None else None
         problem = run.problem()
         if problem is not None and run.result is None and status != "ok":
-            runs.append(CaseRun(run.program, run.privilege, cut_off, f"was running when the boot ended: {detail}", {}))
+            runs.append(CaseRun(run.case or run.program, run.privilege, cut_off,
+                                f"was running when the boot ended: {detail}", {}))
         elif problem is not None:
             runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took))
         else:
@@ -114,7 +117,8 @@ def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privil
     boot = BootRecord(status, round(outcome.seconds, 3), report.init_uptime_ms, detail, unframed.rejected,
                       console.tail(outcome.console) if status != "ok" else None,
                       {k: round(v, 3) for k, v in pass_seconds.items()}, report.warnings)
-    return GuestOutcome(report.release, boot, combine(runs), report.paranoid, report.skipped)
+    return GuestOutcome(report.release, boot, combine(runs), report.paranoid, report.skipped,
+                        splats=attribute(splats.find(outcome.console), report.runs))
 
 
 def boot_arguments(config: GuestConfig, mode: str = "run") -> tuple[str, ...]:

@@ -24,7 +24,8 @@ def run_host(binaries: Binaries, config: GuestConfig, console_log: Path) -> Gues
             "--passes", ",".join(config.privileges), *(str(binaries.reproducers[name]) for name in programs)]
     start = time.monotonic()
     try:
-        done = subprocess.run(argv, input=token + "\n", capture_output=True, text=True, timeout=timeout_s)
+        done = subprocess.run(argv, input=token + "\n", capture_output=True, text=True, timeout=timeout_s,
+                              start_new_session=True)  # a terminal's Ctrl-C is the harness's to handle
         stdout, stderr, code, timed_out = done.stdout, done.stderr, done.returncode, False
     except subprocess.TimeoutExpired as e:
         stdout = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout or ""

@@ -124,17 +124,37 @@ def host_kernel() -> Kernel:
 
 
 def file_kernel(path: Path) -> Kernel:
+    """A kernel image file; KernelSpecError, before anything boots, for a file that is none."""
     if not path.is_file():
         raise KernelSpecError(f"no kernel image at {path}")
+    with path.open("rb") as image:
+        head = image.read(1024)
+    if image_format(head) is None:
+        raise KernelSpecError(f"{path} is not a kernel image (no bzImage, arm64 Image, ELF vmlinux, gzip or EFI "
+                              "zboot header): not booted")
     digest = sha256_of(path)
     name = re.sub(r"[^A-Za-z0-9.+_-]", "_", path.name)
-    with path.open("rb") as image:
-        arm64 = image.read(64)[56:60] == ARM64_IMAGE_MAGIC
     return Kernel(f"file-{name}-{digest[:8]}", Origin("file", path=str(path.resolve()), sha256=digest), path,
-                  "arm64" if arm64 else "amd64")
+                  "arm64" if head[56:60] == ARM64_IMAGE_MAGIC else "amd64")
 
 
 ARM64_IMAGE_MAGIC = b"ARM\x64"  # at offset 56 of an arm64 Image (Documentation/arch/arm64/booting.rst)
+BZIMAGE_MAGIC = b"HdrS"  # at 0x202 of an x86 bzImage (Documentation/arch/x86/boot.rst)
+
+
+def image_format(head: bytes) -> str | None:
+    """What kind of kernel image a file's first bytes are, of those QEMU boots; None: none of them."""
+    if head[0x202:0x206] == BZIMAGE_MAGIC:
+        return "bzImage"
+    if head[56:60] == ARM64_IMAGE_MAGIC:
+        return "arm64 Image"
+    if head[:4] == b"\x7fELF":
+        return "ELF vmlinux"
+    if head[:2] == b"\x1f\x8b":
+        return "gzip-compressed Image"
+    if head[:2] == b"MZ" and head[4:8] == b"zimg":
+        return "EFI zboot image"
+    return None
 
 
 @dataclass(frozen=True)

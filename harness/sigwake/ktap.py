@@ -139,6 +139,9 @@ class GuestRun:
     result: ResultLine | None = None
     duration_us: int | None = None
     kernel_path: Evidence = field(default_factory=dict)  # function -> count, or why unavailable
+    console_line: int = 0  # where its start frame stands in the console log (0: not known)
+    tainted_before: str = ""  # /proc/sys/kernel/tainted as it started and as it ended ("": not said)
+    tainted_after: str = ""
 
     def problem(self) -> tuple[Verdict, str] | None:
         """What ended the program abnormally, if anything did."""
@@ -167,12 +170,14 @@ class GuestReport:
     done: bool = False
 
 
-def parse_guest(payloads: list[str]) -> GuestReport:
+def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> GuestReport:
+    """`console_lines`: each payload's line in the console log, so that each run knows where it stands."""
     report = GuestReport()
     current: GuestRun | None = None
     privilege = "root"
+    tainted = ""  # the last value the guest said
     sub: list[str] = []
-    for line in payloads:
+    for index, line in enumerate(payloads):
         if line.startswith(SUBTEST_INDENT):
             sub.append(line[len(SUBTEST_INDENT):])
             continue
@@ -191,8 +196,14 @@ def parse_guest(payloads: list[str]) -> GuestReport:
         elif key == "sigwake.skip":
             report.skipped[privilege] = value
         elif key == "sigwake.start":
-            current, sub = GuestRun(value, privilege), []
+            where = console_lines[index] if console_lines else 0
+            current, sub = GuestRun(value, privilege, console_line=where, tainted_before=tainted,
+                                    tainted_after=tainted), []
             report.runs.append(current)
+        elif key == "sigwake.tainted":
+            tainted = value
+            if current is not None:
+                current.tainted_after = value
         elif key == "sigwake.case" and current is not None:
             current.case = value
         elif key == "sigwake.exit" and current is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from .verdicts import Verdict
 
-SCHEMA = 2  # 2: typed evidence (whole numbers are numbers), a typed runner
+SCHEMA = 3  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -92,6 +92,26 @@ class ReproResult:
     kernel_path: Evidence = field(default_factory=dict)  # function -> calls for our events, or why unavailable
 
 
+@dataclass(frozen=True)
+class Splat:
+    """A kernel report (WARNING, Oops/BUG, KASAN, UBSAN, lockdep, hung task, RCU stall, panic) read off
+    the console, with the case that was running when the kernel printed it."""
+
+    kind: str  # warning, bug, kasan, ubsan, lockdep, hung task, rcu stall, lockup, panic
+    title: str  # "WARNING in perf_event_wakeup", as maintainers triage by
+    console_line: int  # where it starts in the console log (1-based)
+    report: str  # its lines as printed, timestamps dropped
+    fatal: bool = False  # it ended in a panic: the boot ended there
+    cut: bool = False  # the console ended before the report did
+    privilege: str | None = None  # the pass and case that was running; None: outside every case (the boot)
+    case: str | None = None
+    tainted_before: str = ""  # /proc/sys/kernel/tainted before and after that case ran ("" not known)
+    tainted_after: str = ""
+
+    def where(self) -> str:
+        return f"[{self.privilege}] {self.case}" if self.case else "outside every case"
+
+
 @dataclass
 class BootRecord:
     status: str  # "ok", "timeout", "boot-failed", or "native" (no boot)
@@ -115,6 +135,7 @@ class KernelResult:
     recorded_at: str
     sigwake_commit: str
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
+    splats: list[Splat] = field(default_factory=list)  # kernel reports, in console order
 
     def order(self) -> tuple[int, tuple[int, ...], str]:
         """Kernels in version order (the numbers of the release), the host last."""
@@ -131,13 +152,19 @@ class KernelResult:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> KernelResult:
+        """Schema 3; an older file must be upgraded first (store.load_result does)."""
         if data.get("schema") != SCHEMA:
-            raise ValueError(f"schema {data.get('schema')!r}, this sigwake reads schema {SCHEMA}")
+            raise ValueError(f"schema {data.get('schema')!r}, this sigwake reads schemas {', '.join(map(str, READS))}")
         repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"],
                               r["privilege"], r["runs"], r["kernel_path"]) for r in data["reproducers"]]
-        fields = {k: v for k, v in data.items() if k not in ("schema", "reproducers", "boot", "origin", "runner")}
+        fields = {k: v for k, v in data.items()
+                  if k not in ("schema", "reproducers", "boot", "origin", "runner", "splats")}
         return KernelResult(**fields, origin=Origin(**data["origin"]), runner=Runner(**data["runner"]),
-                            boot=BootRecord(**data["boot"]), reproducers=repros)
+                            boot=BootRecord(**data["boot"]), reproducers=repros,
+                            splats=[Splat(**s) for s in data["splats"]])
+
+
+READS = (2, SCHEMA)  # schema 2 files are upgraded on reading: their splats are read again from the console log
 
 
 @dataclass(frozen=True)

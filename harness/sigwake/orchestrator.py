@@ -86,7 +86,7 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConf
     runner = dataclasses.replace(target.describe(guest), skipped_passes=outcome.skipped, programs=programs)
     origin = target.kernel.origin.in_job(outcome.job_id, outcome.job_url)
     return KernelResult(target.kernel.id, outcome.release, origin, runner, outcome.boot,
-                        outcome.reproducers, now, commit, outcome.paranoid)
+                        outcome.reproducers, now, commit, outcome.paranoid, outcome.splats)
 
 
 def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:
@@ -148,6 +148,7 @@ def arch_kit(arch: str, config: RunConfig, host: ArchKit, progress: Progress) ->
 def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     """The main job: every kernel of the run, each recorded (with the matrix) as soon as it is done."""
     summary = RunSummary()
+    config.results_dir.mkdir(parents=True, exist_ok=True)  # its reports are written even when nothing ran
     built = binaries_mod.build(config.source, config.build_dir, progress)
     initrd = built.initramfs(binaries_mod.initramfs_path(qemu.HOST_ARCH, config.build_dir))
     accel = qemu.choose_accel(config.accel) if config.lab is None else lava_accel(config.accel)

@@ -33,6 +33,7 @@ class QaConfig:
     flavours: tuple[str, ...] = ("generic",)  # or ("all",): each architecture's own
     suites: tuple[str, ...] | None = None  # of the default series; None: every one
     bisect: bool = True
+    split: str = "old"  # how a bisection marks a package whose runs split (bisect.SPLIT)
 
 
 def qa_queries(config: QaConfig) -> list[DebianQuery]:
@@ -71,11 +72,12 @@ def changes(line: QaLine) -> list[tuple[QaStep, QaStep]]:
 
 
 def find_boundary(cache: KernelCache, line: QaLine, old: QaStep, new: QaStep, probe: Probe, progress: Progress,
-                  jobs: int) -> QaBoundary:
+                  jobs: int, split: str = "old") -> QaBoundary:
     ends = (Package(old.suite, old.package, old.version), Package(new.suite, new.package, new.version))
     fallback = QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}", f"{new.package} {new.version}", "")
     try:
-        report = bisect_debian(cache, flavour_suffix(line.arch, line.flavour).lstrip("-"), probe, progress, jobs, ends)
+        report = bisect_debian(cache, flavour_suffix(line.arch, line.flavour).lstrip("-"), probe, progress, jobs, ends,
+                               split)
     except (BisectError, DebianError, OSError) as e:
         return replace(fallback, how=f"not bisected: {e}")
     if len(report.first_changed) != 1:
@@ -97,7 +99,7 @@ def run_qa(config: QaConfig, probe_for: Callable[[str], Probe] | None, progress:
                 progress.step(f"qa: {line.arch} {line.flavour}: {old.verdict} on {old.package} {old.version}, "
                               f"{new.verdict} on {new.package} {new.version}; bisecting the packages between")
                 line.boundaries.append(find_boundary(cache, line, old, new, probe_for(line.arch), progress,
-                                                     config.run.jobs))
+                                                     config.run.jobs, config.split))
             else:
                 line.boundaries.append(QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}",
                                                   f"{new.package} {new.version}", "not bisected (--no-bisect)"))

@@ -158,8 +158,10 @@ def boot(request: BootRequest, console_log: Path) -> BootOutcome:
     argv = command(request, console_log)
     start = time.monotonic()
     last_size, last_growth, silent_s = -1, start, 0.0
+    # Its own session: a terminal's Ctrl-C goes to the harness's process group, not to QEMU, so a boot is
+    # only ever cut by the harness, which then records nothing of it (a cut boot is no kernel's result).
     with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True) as proc:
+                          text=True, start_new_session=True) as proc:
         timed_out = True
         try:
             while (now := time.monotonic()) - start < request.timeout_s:

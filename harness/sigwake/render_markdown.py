@@ -9,7 +9,7 @@ from typing import Callable
 
 from . import expectations
 from .atomic import atomic_write
-from .flavours import flavour_findings
+from .judgement import count_line, findings, judged_cases
 from .model import KernelResult, ReproResult
 from .store import load_results
 
@@ -41,11 +41,11 @@ def path_cell(repro: ReproResult | None) -> str:
 
 
 def case_table(ordered: list[KernelResult], privilege: str, render: Callable[[ReproResult | None, bool], str],
-               mismatches: list[list[expectations.Mismatch]] | None = None) -> list[str]:
-    """One row per case, one column per kernel: render(result, whether it is among the kernel's mismatches)."""
+               failing: list[set[tuple[str, str]]] | None = None) -> list[str]:
+    """One row per case, one column per kernel: render(result, whether the judgement finds it failing)."""
     lines = ["| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |", "|---|" + "---|" * len(ordered)]
     by_kernel = [{r.name: r for r in result.reproducers if r.privilege == privilege} for result in ordered]
-    differing = [{m.repro for m in found if m.privilege == privilege} for found in mismatches or [[] for _ in ordered]]
+    differing = [{name for p, name in found if p == privilege} for found in failing or [set() for _ in ordered]]
     for name in sorted({name for cells in by_kernel for name in cells}):
         row = (render(cells.get(name), name in wrong) for cells, wrong in zip(by_kernel, differing))
         lines.append(f"| {name} | " + " | ".join(row) + " |")
@@ -66,7 +66,9 @@ def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
 
 def render_matrix(results: list[KernelResult], unreadable: list[str] | None = None) -> str:
     ordered = sorted(results, key=KernelResult.order)
-    mismatches = [expectations.mismatches(result) for result in ordered]
+    failing = [{(j.case.privilege, j.name) for cases in judged_cases(result).values() for j in cases
+                if j.finding is not None} for result in ordered]
+    found = findings(ordered)
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [
         "# sigwake matrix",
@@ -74,12 +76,16 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
         "Regenerated from the result files beside it. Verdicts: delivered, not-delivered (record written and "
         "POLLIN, but no signal), unsupported, measured (a figure), flaky (repeated runs disagreed), error, "
         "timeout, boot-failed. Evidence: records written, poll readiness, signals received, si_code of the first "
-        "(1 = POLL_IN). A cell marked ≠ differs from the expectations table (see the end).",
+        "(1 = POLL_IN). A cell marked ≠ is a finding (see Findings).",
+        "",
+        f"**{count_line(found)}**",
     ]
+    if found:
+        lines += ["", "## Findings", ""] + [f"- {f}" for f in found]
     for privilege in privileges:
         lines += ["", f"## {privilege}", ""]
         lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro),
-                            mismatches)
+                            failing)
 
     lines += kernel_path_table(ordered)
     lines += ["", "## Kernels", "",
@@ -98,13 +104,12 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
 
     if unreadable:
         lines += ["", "## Result files that could not be read", ""] + [f"- {u}" for u in unreadable]
-    differences = [m for found in mismatches for m in found]
-    lines += ["", "## Differences from the expectations table", ""]
-    lines += [f"- {m}" for m in differences] or ["None."]
-    findings = flavour_findings(results)
-    if any(r.origin.flavour not in (None, "generic") for r in results):
-        lines += ["", "## Flavours that differ from the generic kernel of their version", ""]
-        lines += [f"- {finding}" for finding in findings] or ["None."]
+    splats = [(result, s) for result in ordered for s in result.splats]
+    if splats:
+        lines += ["", "## Kernel reports (splats)", ""]
+        lines += [f"- {result.kernel_id}: **{s.title}** ({s.where()}; console line {s.console_line}"
+                  f"{'; tainted ' + s.tainted_before + ' -> ' + s.tainted_after if s.tainted_after else ''}"
+                  f"{'; it ended the boot' if s.fatal else ''})" for result, s in splats]
     lines += ["", "## Expectations and their sources", ""]
     grouped: dict[tuple[str, str], list[str]] = {}
     for expectation in expectations.TABLE:

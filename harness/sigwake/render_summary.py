@@ -1,34 +1,41 @@
-"""The few lines `run` ends with: one per kernel (release, origin, boot, the
-headline watermark verdict, counts per outcome), then every difference from the
-expectations table spelled out, and every flavour that differs from its generic twin. The full matrix stays in the files."""
+"""The lines `run` and `qa` end with: every finding first, then one line per
+kernel in version order (its id, where it came from, its boot, the headline
+watermark verdict, counts per outcome), then what could not be tested, and last
+the count of findings by kind, never "none" when something was found."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from .flavours import flavour_findings
-from .judgement import Outcome, judged_cases
+from .judgement import Outcome, count_line, findings, judged_cases, untested
 from .model import KernelResult
 
 HEADLINE = "watermark_sigio"  # rr's case, as root
 
 
-def render_summary(kernels: list[KernelResult]) -> str:
-    lines = []
-    differences = []
-    for kernel in kernels:
-        passes = judged_cases(kernel)
-        counts = Counter(str(j.outcome) for cases in passes.values() for j in cases)
-        headline = next((j.case.verdict for j in passes.get("root", []) if j.name == HEADLINE), None)
-        boot = kernel.boot.status + (f" {kernel.boot.seconds:.1f} s" if kernel.boot.seconds else "")
-        tally = ", ".join(f"{counts[str(o)]} {o}" for o in Outcome if counts[str(o)])
-        lines.append(f"{kernel.kernel_id}: {kernel.release or '?'} from {kernel.origin.describe()}; {boot}; "
-                     f"{HEADLINE} {headline or 'not run'}; {tally}")
-        differences += [f"  {kernel.kernel_id} [{j.case.privilege}] {j.name}: {j.why}"
-                        for cases in passes.values() for j in cases if j.outcome is Outcome.FAIL]
-    lines.append("differences from the expectations table: " + (str(len(differences)) if differences else "none"))
-    findings = flavour_findings(kernels)
-    if findings:
-        differences += [f"flavours that differ from the generic kernel of their version: {len(findings)}"]
-        differences += [f"  {finding}" for finding in findings]
-    return "\n".join(lines + differences) + "\n"
+def kernel_line(kernel: KernelResult) -> str:
+    passes = judged_cases(kernel)
+    counts = Counter(str(j.outcome) for cases in passes.values() for j in cases)
+    headline = next((j.case.verdict for j in passes.get("root", []) if j.name == HEADLINE), None)
+    boot = kernel.boot.status + (f" {kernel.boot.seconds:.1f} s" if kernel.boot.seconds else "")
+    release = f" ({kernel.release or 'release unknown'})" if kernel.release != kernel.kernel_id else ""
+    tally = ", ".join(f"{counts[str(o)]} {o}" for o in Outcome if counts[str(o)])
+    return (f"{kernel.kernel_id}{release} from {kernel.origin.describe()}; {boot}; "
+            f"{HEADLINE} {headline or 'not run'}; {tally}")
+
+
+def render_summary(kernels: list[KernelResult], not_tested: list[str] | None = None) -> str:
+    """`not_tested`: kernels that never got as far as a result (could not be fetched or built)."""
+    ordered = sorted(kernels, key=KernelResult.order)
+    found = findings(ordered)
+    lines = [f"finding: {f}" for f in found if f.kind != "lost"]
+    for kernel in ordered:  # a crash loses many cases: one line per kernel
+        lost = [f.text.split(":")[0] for f in found if f.kind == "lost" and f.kernel_id == kernel.kernel_id]
+        if lost:
+            lines.append(f"finding: {kernel.kernel_id}: lost: {len(lost)} cases never reached a verdict "
+                         f"({kernel.boot.status}: {kernel.boot.detail}): {', '.join(lost)}")
+    lines += [kernel_line(k) for k in ordered]
+    untestable = [*(f"{k.kernel_id}: {why}" for k in ordered if (why := untested(k)) is not None), *(not_tested or [])]
+    lines += [f"not tested: {why}" for why in untestable]
+    lines.append(count_line(found) + (f"; not tested: {len(untestable)}" if untestable else ""))
+    return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .atomic import atomic_write
 from .model import KernelResult, QaLine
+from .upgrade import upgrade
 
 QA_FILE = "qa.json"  # `sigwake qa`'s lines; not a result file (load_results skips it)
 
@@ -30,17 +31,31 @@ class Loaded:
 
 
 def load_result(path: Path) -> KernelResult:
-    """One result file; ValueError, KeyError or TypeError when it is none of this version."""
-    return KernelResult.from_json(json.loads(path.read_text()))
+    """One result file (an older schema upgraded); ValueError, KeyError or TypeError when it is none sigwake
+    reads, OSError when it cannot be read at all."""
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return KernelResult.from_json(upgrade(data, console_log_path(path.parent, str(data.get("kernel_id")))))
+
+
+class NoResults(OSError):
+    """The results folder does not exist, or is not a folder."""
 
 
 def load_results(results_dir: Path) -> Loaded:
+    """Every result file of a folder; each one that cannot be read is named. NoResults when there is no folder."""
+    if not results_dir.is_dir():
+        raise NoResults(f"{results_dir}: no such results folder" if not results_dir.exists() else
+                        f"{results_dir}: not a folder")
     loaded = Loaded()
     for path in sorted(p for p in results_dir.glob("*.json") if p.name != QA_FILE):
         try:
             loaded.results.append(load_result(path))
         except (ValueError, KeyError, TypeError) as e:
             loaded.unreadable.append(f"{path}: not a sigwake result file of this version ({e})")
+        except OSError as e:
+            loaded.unreadable.append(f"{path}: cannot be read ({e.strerror or e})")
     return loaded
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import expectations
 from .binaries import Binaries
+from .judgement import intermittent
 from .build import BuildRequest, BuiltKernel, KernelBuilder
 from .guest import GuestConfig, GuestOutcome
 from .kernels import file_kernel
@@ -29,6 +30,7 @@ DEFINING_EVIDENCE = ("si_signo", "si_code", "si_band", "signals_by_disable", "cr
                      "deliveries_with_wrong_siginfo", "woken_after_record", "signalled_after_record")
 
 OUTCOMES = ("fixes", "regresses", "changes", "no change", "inconclusive", "lost", "appeared")
+FINDINGS = ("regresses", "changes", "lost")  # what the patch did that a gate must stop on (exit 1)
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,11 @@ class CaseChange:
     before: ReproResult | None  # None: the case did not run on the base kernel
     after: ReproResult | None  # None: it did not run on the patched kernel
     differing: tuple[str, ...] = ()  # defining evidence keys whose values changed
+    qualifier: str = ""  # "intermittent 2/5", "kernel splat: WARNING in ...": how the outcome came about
+
+    @property
+    def is_finding(self) -> bool:
+        return self.outcome in FINDINGS
 
     def __str__(self) -> str:
         def shown(r: ReproResult | None) -> str:
@@ -48,7 +55,8 @@ class CaseChange:
             evidence = " ".join(f"{k}={r.evidence[k]}" for k in dict.fromkeys(keys) if k in r.evidence)
             return f"{r.verdict} ({evidence})" if evidence else f"{r.verdict}: {r.reason}" if r.reason else str(r.verdict)
         what = f" ({', '.join(self.differing)} changed)" if self.differing else ""
-        return f"{self.case} [{self.privilege}]: {self.outcome}{what}: {shown(self.before)} -> {shown(self.after)}"
+        how = f" ({self.qualifier})" if self.qualifier else ""
+        return f"{self.case} [{self.privilege}]: {self.outcome}{how}{what}: {shown(self.before)} -> {shown(self.after)}"
 
 
 def differing_evidence(before: ReproResult, after: ReproResult) -> tuple[str, ...]:
@@ -56,24 +64,30 @@ def differing_evidence(before: ReproResult, after: ReproResult) -> tuple[str, ..
                  if k in before.evidence and k in after.evidence and before.evidence[k] != after.evidence[k])
 
 
-def compare(before: ReproResult, after: ReproResult) -> tuple[str, tuple[str, ...]]:
-    """The outcome for one case and the defining evidence that changed. "fixes" and "regresses"
-    are judged against the behaviour of a kernel with every known fix (the expectations table)."""
+def compare(before: ReproResult, after: ReproResult) -> tuple[str, tuple[str, ...], str]:
+    """The outcome for one case, the defining evidence that changed, and how ("intermittent k/n": the
+    patched kernel's runs split, k of n not the correct verdict). "fixes" and "regresses" are judged
+    against the behaviour of a kernel with every known fix (the expectations table)."""
+    correct = expectations.correct(before.name, before.privilege)
+    if before.verdict.is_kernel_verdict and after.verdict is Verdict.FLAKY:
+        # The patched kernel shows another behaviour in some runs: never a pass.
+        k, n, others = intermittent(after, correct) or (0, 0, "")
+        how = f"intermittent {k}/{n}: {others}"
+        return ("regresses" if before.verdict is correct else "changes"), (), how
     if before.verdict.is_kernel_verdict and after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):
         # The same programs reached a verdict on the base kernel: what stops them now is the patch
         # (a syscall it makes fail, a signal they never expected, a kernel that hangs or dies).
-        return "lost", ()
+        return "lost", (), ""
     if not (before.verdict.is_kernel_verdict and after.verdict.is_kernel_verdict):
-        return "inconclusive", ()  # an error, a timeout, a failed boot or a flaky side says nothing
+        return "inconclusive", (), ""  # an error, a timeout, a failed boot or a split base says nothing
     differing = differing_evidence(before, after)
     if before.verdict is after.verdict and not differing:
-        return "no change", ()
-    correct = expectations.correct(before.name, before.privilege)
+        return "no change", (), ""
     if correct is not None and after.verdict is correct and before.verdict is not correct:
-        return "fixes", differing
+        return "fixes", differing, ""
     if correct is not None and before.verdict is correct:
-        return "regresses", differing
-    return "changes", differing
+        return "regresses", differing, ""
+    return "changes", differing, ""
 
 
 @dataclass
@@ -84,15 +98,22 @@ class Validation:
 
 
 def pair(before: GuestOutcome, after: GuestOutcome) -> list[CaseChange]:
-    """Every case of either side; one that ran on one kernel only is "lost" or "appeared"."""
+    """Every case of either side; one that ran on one kernel only is "lost" or "appeared". A kernel report
+    (splat) on the patched kernel while a case ran, which the base did not print for it, regresses that case
+    whatever its verdict."""
     before_by_key = {(r.privilege, r.name): r for r in before.reproducers}
     after_by_key = {(r.privilege, r.name): r for r in after.reproducers}
+    titles = {side: {(s.privilege, s.case): s.title for s in outcome.splats}
+              for side, outcome in (("before", before), ("after", after))}
     changes = []
     for key in dict.fromkeys([*before_by_key, *after_by_key]):
         b, a = before_by_key.get(key), after_by_key.get(key)
-        if b is not None and a is not None:
-            outcome, differing = compare(b, a)
-            changes.append(CaseChange(key[1], key[0], outcome, b, a, differing))
+        splat = titles["after"].get(key)
+        if splat is not None and a is not None and titles["before"].get(key) != splat:
+            changes.append(CaseChange(key[1], key[0], "regresses", b, a, (), f"kernel splat: {splat}"))
+        elif b is not None and a is not None:
+            outcome, differing, how = compare(b, a)
+            changes.append(CaseChange(key[1], key[0], outcome, b, a, differing, how))
         else:
             changes.append(CaseChange(key[1], key[0], "lost" if a is None else "appeared", b, a))
     return changes

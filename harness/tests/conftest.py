@@ -69,9 +69,10 @@ def local_run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, local_r
 
 @pytest.fixture(scope="session")
 def test_programs() -> dict[str, Path]:
-    """Misbehaving stand-ins for reproducers (repro/tests/hang.cc, crash.cc, silent.cc, liar.cc, forge.cc)."""
+    """Misbehaving stand-ins for reproducers (repro/tests/hang.cc, crash.cc, silent.cc, liar.cc, forge.cc,
+    provoke.cc)."""
     return {name: REPO / "build" / "repro" / "tests" / f"sigwake-test-{name}"
-            for name in ("hang", "crash", "silent", "liar", "forge")}
+            for name in ("hang", "crash", "silent", "liar", "forge", "provoke")}
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.bisect import BisectError, GitSearch, ListSearch, Mark, bisect
+from sigwake.bisect import BisectError, GitSearch, ListSearch, Mark, Probed, bisect
 from sigwake.build import git
 from sigwake.source_tree import commit_all
 from sigwake.verdicts import Verdict
@@ -18,17 +18,24 @@ from sigwake.verdicts import Verdict
 D, N, W = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.NO_WAKEUP
 
 
+Answer = Verdict | None | dict[str, int]  # a verdict in every run, none (a failed build), or runs that split
+
+
 @dataclass
 class FakeTester:
-    """Answers from a table: a verdict, or None (a build or boot failure, or runs that split)."""
+    """Answers from a table, as a probe would: a verdict in every run, None (a build or boot failure), or the
+    runs of each verdict when they split."""
 
-    answers: dict[str, Verdict | None]
+    answers: dict[str, Answer]
     asked: list[str] = field(default_factory=list)
 
-    def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+    def judge(self, candidate: str) -> Probed:
         self.asked.append(candidate)
-        verdict = self.answers[candidate]
-        return verdict, str(verdict) if verdict is not None else "build failed"
+        answer = self.answers[candidate]
+        if isinstance(answer, dict):
+            return Probed(Verdict.FLAKY, f"split: {answer}", answer)
+        return Probed(answer, str(answer) if answer is not None else "build failed",
+                      {str(answer): 3} if answer is not None else {})
 
 
 def history(*verdicts: Verdict | None) -> dict[str, Verdict | None]:
@@ -65,12 +72,32 @@ def test_the_driver_finds_the_change(answers: dict[str, Verdict | None], first: 
     assert len(tester.asked) <= 2 + math.ceil(math.log2(len(names))) + skips
 
 
-def test_a_flaky_step_is_a_skip_not_a_guess() -> None:
-    answers = history(N, N, N, N, D, D, D, D)
-    answers["c3"] = None  # its runs split: the probe says None
-    report = bisect(ListSearch(list(answers)), FakeTester(answers), "c0", "c7")
-    assert report.first_changed == ["c3", "c4"] and report.confidence == 0.5
-    assert any(s.candidate == "c3" and s.mark is Mark.SKIP for s in report.steps)
+SPLIT_C4 = {"not-delivered": 2, "delivered": 3}  # c4 loses the signal in 2 runs of 5
+
+
+@pytest.mark.parametrize("rule, first, mark", [
+    # the default: c4 still reproduces the old behaviour in some runs, so it has it: the fix is c5
+    ("old", ["c5"], Mark.OLD),
+    # marked by the new verdict's presence instead: c4 is where the new behaviour starts showing
+    ("new", ["c4"], Mark.NEW),
+    # never judged: the answer is a range that says it could be either
+    ("skip", ["c4", "c5"], Mark.SKIP),
+])
+def test_a_step_whose_runs_split_is_marked_by_the_rule_and_says_so(rule: str, first: list[str], mark: Mark) -> None:
+    answers: dict[str, Answer] = {**history(N, N, N, N, N, D, D, D), "c4": SPLIT_C4}
+    report = bisect(ListSearch(list(answers)), FakeTester(answers), "c0", "c7", split=rule)
+    assert report.first_changed == first
+    step = next(s for s in report.steps if s.candidate == "c4")
+    assert step.mark is mark and step.verdict is Verdict.FLAKY
+    if rule != "skip":
+        assert f"marked {rule} (split rule {rule})" in step.note
+
+
+def test_an_endpoint_whose_runs_split_cannot_start_a_bisection() -> None:
+    answers: dict[str, Answer] = {**history(N, N, D), "c0": SPLIT_C4}
+    with pytest.raises(BisectError, match="endpoint c0 cannot be judged: split") as raised:
+        bisect(ListSearch(list(answers)), FakeTester(answers), "c0", "c2")
+    assert raised.value.exit_code == 3
 
 
 @pytest.mark.parametrize("answers, why", [
@@ -105,12 +132,12 @@ def test_git_search_drives_git_bisect_and_leaves_the_tree(tmp_path: Path) -> Non
     asked: list[str] = []
 
     class FileTester:
-        def judge(self, candidate: str) -> tuple[Verdict | None, str]:
+        def judge(self, candidate: str) -> Probed:
             asked.append(candidate)
             git(tmp_path, "checkout", "-q", candidate)
             if candidate == commits[3]:
-                return None, "build failed"
-            return (D if (tmp_path / "behaviour").read_text() == "new\n" else N), "read"
+                return Probed(None, "build failed")
+            return Probed(D if (tmp_path / "behaviour").read_text() == "new\n" else N, "read")
 
     report = bisect(GitSearch(tmp_path), FileTester(), commits[0], commits[9])
     assert report.first_changed == [commits[6]] and report.last_old == commits[5]

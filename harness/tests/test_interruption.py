@@ -25,11 +25,14 @@ from conftest import spec
 from test_reports import OLD
 
 
-def start_run(results: Path, *kernels: Kernel, extra: tuple[str, ...] = ()) -> subprocess.Popen[str]:
+def start_run(results: Path, *kernels: Kernel, extra: tuple[str, ...] = (),
+              own_group: bool = False) -> subprocess.Popen[str]:
+    """`own_group`: the run leads a process group of its own, as a shell's foreground job does."""
     argv = [sys.executable, "-m", "sigwake.cli", "run", "--results", str(results), "--jobs", "1", "--repeat", "1",
             *(a for k in kernels for a in ("--kernel", spec(k))), *extra]
     env = {**os.environ, "PYTHONPATH": str(REPO / "harness")}
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            process_group=0 if own_group else None)
 
 
 def wait_for_line(proc: subprocess.Popen[str], needle: str) -> list[str]:
@@ -84,6 +87,26 @@ def test_sigterm_keeps_what_finished_says_what_did_not_and_takes_qemu_along(
     assert f"{kernel_6_1.id}: recorded before for this image and these programs, kept (--resume)" in stderr
     assert f"testing {kernel_6_1.id}" not in stderr and f"testing {kernel_6_12.id}" in stderr
     assert (results / f"{kernel_6_12.id}.json").exists()
+
+
+def test_ctrl_c_at_a_terminal_cuts_no_boot_into_a_result(tmp_path: Path, kernel_6_1: Kernel,
+                                                          kernel_6_12: Kernel) -> None:
+    # A terminal sends SIGINT to the whole foreground process group: the harness and every child in its group.
+    results = tmp_path / "results"
+    proc = start_run(results, kernel_6_1, kernel_6_12, own_group=True)
+    wait_for_line(proc, f"testing {kernel_6_12.id}")
+    second_log = results / f"{kernel_6_12.id}.console.log"
+    deadline = time.monotonic() + 60
+    while not qemus_writing(second_log) and time.monotonic() < deadline:
+        time.sleep(0.1)  # until its QEMU has started: the line comes just before
+    assert qemus_writing(second_log), "the second kernel's QEMU never started"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    # The boot the interrupt cut is not recorded as that kernel's boot-failed, nor listed as kept.
+    assert f"finished and kept in {results}/: {kernel_6_1.id};" in stderr and f"not finished: {kernel_6_12.id}" in stderr
+    assert not (results / f"{kernel_6_12.id}.json").exists()
+    assert gone_within(second_log, 5), "QEMU outlived the harness"
 
 
 def test_a_killed_harness_takes_its_qemu_along(tmp_path: Path, kernel_6_1: Kernel) -> None:

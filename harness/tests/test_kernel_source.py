@@ -16,13 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from sigwake import kconfig, source_tree
+from sigwake import initramfs, kconfig, source_tree
 from sigwake.binaries import Binaries
 from sigwake.bisect import Mark, Probe, bisect_tree
 from sigwake.build import BuildError, BuildRequest, KernelBuilder, git
 from sigwake.cli import REPO
-from sigwake.guest import GuestConfig
-from sigwake.kernels import KernelCache
+from sigwake.guest import GuestConfig, run_guest
+from sigwake.judgement import Outcome, findings, judge
+from sigwake.kernels import KernelCache, file_kernel
+from sigwake.model import KernelResult, Origin, Runner
 from sigwake.mutants import score
 from sigwake.progress import Progress
 from sigwake.qemu import Accel
@@ -153,6 +155,36 @@ def test_6_12_with_the_fix_reverted_is_a_regression(tree_6_12: Path, builder: Ke
         assert outcomes[case].outcome == "regresses", str(outcomes[case])  # BPF runs on our own kernels too
     for control in (*CONTROLS, "bpf_output_perf_buffer"):
         assert outcomes[control].outcome == "no change", str(outcomes[control])
+
+
+def test_a_warning_and_an_oops_are_findings_of_the_case_that_ran(tree_6_12: Path, builder: KernelBuilder,
+                                                                  fragments: tuple[Path, ...], built: Binaries,
+                                                                  test_programs: dict[str, Path], accel: Accel,
+                                                                  tmp_path: Path) -> None:
+    # A 6.12 guest with lkdtm: the stand-in makes the kernel WARN, then BUG (an Oops that kills the program,
+    # not the kernel), then runs one more case; every case that survives says "delivered".
+    kernel = builder.build(BuildRequest(tree_6_12, (*fragments, REPO / "kernel-configs" / "lkdtm.config")), PROGRESS)
+    programs = {"provoke": test_programs["provoke"]}
+    initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "provoke.cpio")
+    got = run_guest(file_kernel(kernel.image), initrd, sorted(programs),
+                    GuestConfig(accel, repeat=1, privileges=("root",)), tmp_path / "console.log")
+    assert got.boot.status == "ok", got.boot
+    by_case = {s.case: s for s in got.splats}
+    warning, bug = by_case["provoke_warning"], by_case["provoke_bug"]
+    assert warning.title == "WARNING in lkdtm_WARNING" and warning.privilege == "root"
+    assert int(warning.tainted_after) & 512 and not int(warning.tainted_before) & 512  # TAINT_WARN, set by it
+    assert bug.title == "kernel BUG in lkdtm_BUG" and not bug.fatal  # an Oops without a panic
+    verdicts = {r.name: r for r in got.reproducers}
+    assert verdicts["provoke_warning"].verdict is Verdict.DELIVERED  # its verdict was right ...
+    assert verdicts["provoke_bug"].verdict is Verdict.ERROR  # killed in the middle of its write()
+    assert verdicts["provoke_after"].verdict is Verdict.DELIVERED  # the kernel went on
+    result = KernelResult("lkdtm-6.12", got.release, Origin("file"), Runner("qemu", 1), got.boot, got.reproducers,
+                          "2026-11-30T00:00:00+00:00", "test", got.paranoid, got.splats)
+    judged = {r.name: judge(result, r) for r in result.reproducers}
+    assert (judged["provoke_warning"].outcome, judged["provoke_warning"].finding) == (Outcome.FAIL, "splat")
+    assert "WARNING in lkdtm_WARNING" in judged["provoke_warning"].why  # ... and the splat fails it
+    assert judged["provoke_bug"].finding == "splat" and judged["provoke_after"].finding is None
+    assert sorted(f.kind for f in findings([result])) == ["splat", "splat"]
 
 
 # Three mutants from three files, each with the case made for its bug and what that case must say.

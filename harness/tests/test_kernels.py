@@ -11,6 +11,7 @@ import pytest
 from sigwake.debian import IMAGE_MEMBER, DebianError, extract_image
 from sigwake.kernels import DEFAULT_KERNELS, KernelCache, KernelSpecError, sha256_of
 from sigwake.progress import Progress
+from image_files import corrupt_bzimage
 
 
 def make_deb(root: Path, files: dict[str, bytes], name: str = "linux-image-test") -> Path:
@@ -61,7 +62,7 @@ def test_host_and_file_specs(tmp_path: Path) -> None:
     (host,) = cache.resolve("host", Progress(quiet=True))
     assert host.image is None and host.id == f"host-{os.uname().release}"
     image = tmp_path / "bzImage"
-    image.write_bytes(b"kernel")
+    image.write_bytes(corrupt_bzimage(4096))
     (k,) = cache.resolve(str(image), Progress(quiet=True))
     assert k.image is not None and k.origin.sha256 == sha256_of(image) and k.id.startswith("file-bzImage-")
 

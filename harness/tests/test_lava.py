@@ -28,6 +28,7 @@ from sigwake.orchestrator import RunConfig, run_kernels
 from sigwake.progress import Progress
 from sigwake.store import load_result
 from sigwake.verdicts import Verdict
+from image_files import corrupt_bzimage
 
 TCG = qemu.Accel("tcg", "test")
 
@@ -35,7 +36,7 @@ TCG = qemu.Accel("tcg", "test")
 @pytest.fixture
 def kernel(tmp_path: Path) -> Kernel:
     image = tmp_path / "vmlinuz"
-    image.write_bytes(b"not really a kernel")
+    image.write_bytes(corrupt_bzimage(4096))  # not really a kernel
     return Kernel("6.1.0-57-amd64", Origin("debian", "linux-image-6.1.0-57-amd64", "6.1.192-3", "bookworm",
                                            sha256="ab" * 32), image)
 
@@ -192,7 +193,7 @@ def test_an_interrupted_run_cancels_its_job() -> None:
 def test_an_unreachable_lab_is_recorded_for_every_kernel(tmp_path: Path, cache_root: Path) -> None:
     port = free_port()
     image = tmp_path / "vmlinuz-any"
-    image.write_bytes(b"never booted")
+    image.write_bytes(corrupt_bzimage(4096))  # never booted
     lab = LavaLab(LavaServer(f"http://127.0.0.1:{port}", "t", request_timeout_s=5), default_files(tmp_path / "files"))
     config = RunConfig(REPO, REPO / "build", cache_root, tmp_path / "results", (str(image),), lab=lab)
     summary = run_kernels(config, Progress(quiet=True))
@@ -206,7 +207,7 @@ def test_an_unreachable_lab_is_recorded_for_every_kernel(tmp_path: Path, cache_r
 
 def test_lava_jobs_writes_definitions_only(tmp_path: Path, cache_root: Path) -> None:
     image = tmp_path / "vmlinuz-any"
-    image.write_bytes(b"never booted")
+    image.write_bytes(corrupt_bzimage(4096))  # never booted
     assert main(["lava-jobs", str(tmp_path / "jobs"), "--kernel", str(image), "--repeat", "1"]) == 0
     manifest = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
     [(kernel_id, entry)] = manifest.items()

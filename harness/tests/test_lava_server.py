@@ -24,6 +24,7 @@ from sigwake.lava_job import default_files
 from sigwake.lava_target import LavaLab
 from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
 from sigwake.progress import Progress
+from image_files import corrupt_bzimage
 from sigwake.store import load_result
 from sigwake.verdicts import Verdict
 
@@ -63,7 +64,7 @@ def lavacli(lava: LocalLava, *args: str) -> str:
 def test_a_lab_runs_each_kernel_as_a_job(lava: LocalLava, local_run: RunSummary, kernel_6_1: Kernel,
                                          kernel_6_12: Kernel, cache_root: Path, tmp_path: Path) -> None:
     garbage = tmp_path / "vmlinuz-garbage"
-    garbage.write_bytes(os.urandom(64 * 1024))
+    garbage.write_bytes(corrupt_bzimage())
     summary = run_on(lab_of(lava, tmp_path), (spec(kernel_6_1), spec(kernel_6_12), str(garbage)), tmp_path,
                      cache_root, jobs=3)
     assert summary.failures == []

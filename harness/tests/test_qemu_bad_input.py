@@ -4,7 +4,6 @@ no finished result is lost."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from sigwake import initramfs
@@ -13,13 +12,14 @@ from sigwake.guest import GuestConfig, run_guest
 from sigwake.kernels import Kernel
 from sigwake.orchestrator import RunConfig, run_kernels
 from sigwake.progress import Progress
+from image_files import corrupt_bzimage
 from sigwake.qemu import Accel
 from sigwake.verdicts import Verdict
 
 
 def test_a_corrupt_image_is_recorded_as_boot_failed(tmp_path: Path, cache_root: Path) -> None:
     garbage = tmp_path / "vmlinuz-garbage"
-    garbage.write_bytes(os.urandom(64 * 1024))
+    garbage.write_bytes(corrupt_bzimage())
     results = tmp_path / "results"
     summary = run_kernels(RunConfig(REPO, REPO / "build", cache_root, results, (str(garbage),)), Progress(quiet=True))
     (result,) = summary.results

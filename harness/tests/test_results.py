@@ -67,12 +67,16 @@ def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
     row = next(line for line in text.splitlines() if line.startswith("| watermark_sigio |"))
     assert row.startswith("| watermark_sigio | **not-delivered** records=3 pollin=1 signals=0 | ≠ ")
     assert "≠ **not-delivered**" in text
-    assert "6.12.118+deb13-amd64: watermark_sigio as root regression" in text
+    assert "6.12.118+deb13-amd64: difference: [root] watermark_sigio: regression: measured not-delivered" in text
+    assert "**findings: 1 (1 difference)**" in text
     assert "fd20bb51ed39" in text
-    # A failed boot is no difference from what is known of the kernel: the summary and the matrix agree.
-    write_result(tmp_path, result("6.12.95+deb12-amd64", "6.12.95+deb12-amd64", Verdict.BOOT_FAILED))
+    # A case a failed boot never ran is no difference from what is known of the kernel, but it is lost: a
+    # finding of its own kind, in the matrix as in the summary.
+    dead = result("6.12.95+deb12-amd64", "6.12.95+deb12-amd64", Verdict.BOOT_FAILED)
+    dead.boot = BootRecord("boot-failed", 4.0, 1300, "Kernel panic - not syncing: Fatal exception")
+    write_result(tmp_path, dead)
     text = write_matrix(tmp_path).read_text()
-    assert "6.12.95+deb12-amd64: watermark_sigio" not in text and "≠ **boot-failed**" not in text
+    assert "6.12.95+deb12-amd64: difference" not in text and "6.12.95+deb12-amd64: lost: [root] watermark_sigio" in text
 
 
 def test_matrix_shows_a_missing_cell() -> None:

@@ -110,6 +110,9 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
     running += skipped[i].empty();
   }
   line("1.." + std::to_string(running * runs_per_pass));
+  // The kernel's taint flags, at the start and after every run that changed them: a splat's before and after.
+  std::string tainted = read_value(kTaintedSysctl);
+  line("# sigwake.tainted=" + tainted);
 
   std::size_t number = 0;
   for (std::size_t i = 0; i < config.passes.size(); ++i) {
@@ -137,6 +140,10 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
           for (std::string text; std::getline(lines, text);) line("    " + text);  // a KTAP subtest
           line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
           if (outcome.exited) line("# sigwake.exit=" + std::to_string(outcome.exit_code));
+          if (const std::string now = read_value(kTaintedSysctl); now != tainted) {
+            tainted = now;
+            line("# sigwake.tainted=" + tainted);
+          }
           if (tracer != nullptr) {
             for (const auto& [function, value] : tracer->counts()) line("# sigwake.kernel_path." + function + "=" + value);
           }

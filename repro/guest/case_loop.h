@@ -29,6 +29,7 @@ std::vector<Pass> parse_passes(const std::string& names, const std::function<voi
 
 constexpr int kNobody = 65534;
 constexpr const char* kParanoidSysctl = "/proc/sys/kernel/perf_event_paranoid";
+constexpr const char* kTaintedSysctl = "/proc/sys/kernel/tainted";
 
 struct LoopConfig {
   std::vector<std::string> programs;  // paths, run in this order
@@ -44,11 +45,12 @@ struct PassHooks {
   std::function<void(const Pass&)> enter;
 };
 
-// Emits `1..N`, then per pass `# sigwake.pass=`, `# sigwake.paranoid=` (or
-// `# sigwake.skip=` with the reason), then every run: `# sigwake.start=`,
-// `# sigwake.case=`, the program's KTAP as an indented subtest,
-// `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.kernel_path.*=` (with
-// a tracer), the result line; and `# sigwake.done=<runs>` last.
+// Emits `1..N`, `# sigwake.tainted=`, then per pass `# sigwake.pass=`,
+// `# sigwake.paranoid=` (or `# sigwake.skip=` with the reason), then every run:
+// `# sigwake.start=`, `# sigwake.case=`, the program's KTAP as an indented
+// subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.tainted=`
+// (when it changed), `# sigwake.kernel_path.*=` (with a tracer), the result
+// line; and `# sigwake.done=<runs>` last.
 void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
                const std::function<void(const std::string&)>& line);
 

@@ -35,6 +35,7 @@
 namespace {
 
 constexpr const char* kReproDir = "/repro";
+constexpr int kConsoleLoglevel = 7;  // KERN_INFO and above
 
 std::vector<std::string> programs_in(const char* directory) {
   std::vector<std::string> paths;
@@ -69,6 +70,9 @@ int main() {
   mount("proc", "/proc", "proc", 0, nullptr);
   mount("sysfs", "/sys", "sysfs", 0, nullptr);
 
+  // The boot itself stays quiet (loglevel=4 on the command line); from here on every kernel message but
+  // debug reaches the console, so a WARNING (KERN_WARNING) or a hung-task report is seen and read.
+  std::ofstream("/proc/sys/kernel/printk") << kConsoleLoglevel << "\n";
   const int console_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
   const int out = console_fd >= 0 ? console_fd : STDOUT_FILENO;
   const std::string cmdline = sigwake::read_text("/proc/cmdline");

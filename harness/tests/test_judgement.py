@@ -1,0 +1,114 @@
+"""The one judgement, row by row (judgement.py's table), and what it adds up to: the findings every report
+and command shows, the summary's last line, and the exit code a gate reads."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from sigwake.cli import main
+from sigwake.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING, USAGE, exit_code
+from sigwake.judgement import Outcome, count_line, findings, judge
+from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
+from sigwake.render_summary import render_summary
+from sigwake.store import write_result
+from sigwake.verdicts import Verdict
+
+D, N, U = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.UNSUPPORTED
+WARN = Splat("warning", "WARNING in perf_event_wakeup", 40, "WARNING: ...", privilege="root", case="watermark_sigio",
+             tainted_before="0", tainted_after="512")
+CRASH = Splat("bug", "PANIC: double fault in kmem_cache_alloc_noprof", 90, "...", fatal=True,
+              privilege="user-paranoid1", case="set_output_sigio_fasync_on_source")
+
+
+def kernel(release: str, cases: list[ReproResult], boot: BootRecord | None = None,
+           splats: list[Splat] | None = None) -> KernelResult:
+    return KernelResult(release, release, Origin("debian", f"linux-image-{release}", "1", "trixie",
+                                                 sha256=hashlib.sha256(release.encode()).hexdigest()),
+                        Runner("qemu", 5), boot or BootRecord("ok", 10.0, 900), cases, "2026-11-30T00:00:00+00:00",
+                        "abc", splats=splats or [])
+
+
+def case(name: str, verdict: Verdict, privilege: str = "root", runs: dict[str, int] | None = None) -> ReproResult:
+    return ReproResult(name, verdict, "perf_event_open: EACCES" if verdict is U else "", {}, 1.0, privilege,
+                       runs or {str(verdict): 5})
+
+
+@pytest.mark.parametrize("k, c, outcome, finding, why", [
+    # a WARNING while a case ran fails it though its verdict was right
+    (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", D)], splats=[WARN]), "watermark_sigio",
+     Outcome.FAIL, "splat", "kernel splat while it ran: WARNING in perf_event_wakeup (verdict delivered)"),
+    # a kernel that suddenly refuses the event where delivered is known: a failure, never a skip
+    (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U)]), "watermark_sigio",
+     Outcome.FAIL, "refusal", "refusal: unsupported (perf_event_open: EACCES), where delivered is known"),
+    # a refusal that is the known behaviour stays a skip (Debian's paranoid 3)
+    (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U, "user-paranoid3")]), "watermark_sigio",
+     Outcome.SKIP, None, "perf_event_open: EACCES"),
+    # the signal lost in 2 runs of 5 where delivered is known
+    (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", Verdict.FLAKY, runs={"delivered": 3,
+                                                                                  "not-delivered": 2})]),
+     "watermark_sigio", Outcome.FAIL, "intermittent", "intermittent 2/5: not-delivered x2 in 2 of 5 runs, expected "
+                                                      "delivered"),
+    # on a kernel before the fix, a run that delivers is as much a split
+    (kernel("6.1.0-57-amd64", [case("watermark_sigio", Verdict.FLAKY, runs={"not-delivered": 4, "delivered": 1})]),
+     "watermark_sigio", Outcome.FAIL, "intermittent", "intermittent 1/5: delivered x1"),
+    # nothing known of the case: a split is still intermittent, against its most common verdict
+    (kernel("6.12.118+deb13-amd64", [case("a_case_no_table_knows", Verdict.FLAKY, runs={"delivered": 4,
+                                                                                        "error": 1})]),
+     "a_case_no_table_knows", Outcome.FAIL, "intermittent", "intermittent 1/5: error x1"),
+    # a case the crash cut off is lost: a finding, as the kernel's crash is
+    (kernel("6.12.95+deb12-cloud-amd64", [case("watermark_sigio", Verdict.BOOT_FAILED)],
+            BootRecord("boot-failed", 6.7, 2070, "Kernel panic - not syncing"), [CRASH]),
+     "watermark_sigio", Outcome.MISS, "lost", "boot-failed"),
+    # a boot QEMU refused before the kernel ran anything: not tested, not a finding of the kernel
+    (kernel("7.0.1-amd64", [case("watermark_sigio", Verdict.BOOT_FAILED)],
+            BootRecord("boot-failed", 0.1, None, "QEMU exited with 1 before the init reported")),
+     "watermark_sigio", Outcome.MISS, None, "boot-failed"),
+    (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", D)]), "watermark_sigio", Outcome.PASS, None, ""),
+    (kernel("6.1.0-57-amd64", [case("watermark_sigio", N)]), "watermark_sigio", Outcome.XFAIL, None, "fd20bb51ed39"),
+])
+def test_each_row_of_the_judgement(k: KernelResult, c: str, outcome: Outcome, finding: str | None, why: str) -> None:
+    judged = judge(k, next(r for r in k.reproducers if r.name == c))
+    assert (judged.outcome, judged.finding) == (outcome, finding), judged.why
+    assert why in judged.why
+
+
+def test_a_crash_is_a_finding_of_the_kernel_and_the_last_line_is_never_none() -> None:
+    crashed = kernel("6.12.95+deb12-cloud-amd64", [case("watermark_sigio", D, "root"),
+                                                   case("set_output_sigio_fasync_on_source", Verdict.BOOT_FAILED,
+                                                        "user-paranoid1")],
+                     BootRecord("boot-failed", 6.7, 2070, "Kernel panic - not syncing"), [CRASH])
+    found = findings([crashed])
+    assert [f.kind for f in found] == ["crash", "splat"]  # the crash ended the boot; the case it hit failed
+    summary = render_summary([crashed])
+    assert summary.splitlines()[-1] == "findings: 2 (1 splat, 1 crash)"
+    assert summary.splitlines()[0].startswith("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC")
+    assert count_line([]) == "findings: none"
+
+
+def test_exit_codes_follow_one_rule() -> None:
+    assert exit_code(0, 0) == NO_FINDING and exit_code(2, 0) == FINDING
+    assert exit_code(0, 1) == COULD_NOT_TEST and exit_code(1, 1) == FINDING  # a finding wins
+
+
+def test_bad_reports_input_gets_the_right_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--results", str(tmp_path / "nonexistent")]) == COULD_NOT_TEST
+    assert "no such results folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        main(["run", "--no-such-option"])
+    assert usage.value.code == USAGE
+    write_result(tmp_path, kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U)]))
+    assert main(["report", "--results", str(tmp_path), "--format", "summary"]) == NO_FINDING  # report only shows
+    assert "findings: 1 (1 refusal)" in capsys.readouterr().out
+
+
+def test_a_file_that_is_no_kernel_image_is_refused_before_booting(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "results"
+    assert main(["run", "--kernel", "/etc/passwd", "--results", str(results), "--quiet"]) == COULD_NOT_TEST
+    out = capsys.readouterr().out
+    assert "not tested: /etc/passwd: /etc/passwd is not a kernel image" in out
+    assert out.splitlines()[-1] == "findings: none; not tested: 1"  # never "none" alone
+    assert not list(results.glob("*.console.log"))  # nothing booted

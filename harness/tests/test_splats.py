@@ -1,0 +1,90 @@
+"""Kernel reports read off a console: golden logs of each kind (harness/tests/data/splats/) with the title
+maintainers triage by, a report cut off mid-way, one interleaved with the guest's frames, the case that was
+running, and the committed cloud kernel's crash read back from its console log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sigwake import console, ktap, splats
+from sigwake.attribution import attribute
+from sigwake.console import frame_line
+
+DATA = Path(__file__).parent / "data" / "splats"
+COMMITTED = Path(__file__).resolve().parents[2] / "results"
+
+
+@pytest.mark.parametrize("log, line, kind, title, fatal", [
+    ("warning.log", 2, "warning", "WARNING in perf_event_wakeup", False),
+    ("null-deref.log", 1, "bug", "BUG: unable to handle kernel NULL pointer dereference in send_sigio", False),
+    ("kasan.log", 2, "kasan", "KASAN: slab-use-after-free Read in perf_output_wakeup", False),
+    ("ubsan.log", 1, "ubsan", "UBSAN: shift-out-of-bounds in ring_buffer_init", False),
+    ("lockdep.log", 2, "lockdep", "possible deadlock in perf_mmap", False),
+    ("hung-task.log", 1, "hung task", "INFO: task hung in perf_event_exit_task", False),
+    ("rcu-stall.log", 1, "rcu stall", "INFO: rcu detected stall in perf_output_put_handle", False),
+    ("arm64-oops.log", 1, "bug", "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq", True),
+    ("panic-alone.log", 2, "panic", "kernel panic: VFS: Unable to mount root fs on unknown-block(0,0)", True),
+])
+def test_each_kind_of_report_gets_its_title(log: str, line: int, kind: str, title: str, fatal: bool) -> None:
+    found = splats.find((DATA / log).read_text())
+    assert [(s.kind, s.title, s.fatal) for s in found] == [(kind, title, fatal)]
+    assert found[0].console_line == line and not found[0].cut
+
+
+def test_a_report_cut_off_mid_way_still_counts_and_says_so() -> None:
+    (splat,) = splats.find((DATA / "cut.log").read_text())  # the 2025 WARNING format, then the console ends
+    assert (splat.title, splat.cut) == ("WARNING in perf_output_wakeup", True)
+
+
+def test_ordinary_kernel_lines_are_no_report() -> None:
+    quiet = "[    0.000000] Linux version 6.12.0\n[    2.1] perf: interrupt took too long (2505 > 2500)\n"
+    assert splats.find(quiet) == []
+
+
+def guest_console(token: str, body: list[str]) -> str:
+    """A console: the guest's framed lines (payloads) with kernel lines (starting with '[') between them."""
+    out, seq = [], 0
+    for line in body:
+        if line.startswith("["):
+            out.append(line + "\n")
+        else:
+            out.append(frame_line(token, seq, line))
+            seq += 1
+    return "".join(out)
+
+
+def test_a_report_interleaved_with_frames_is_read_whole_and_given_to_the_case_that_ran() -> None:
+    warning = (DATA / "warning.log").read_text().splitlines()
+    body = ["KTAP version 1", "1..2", "# sigwake.tainted=0", "# sigwake.pass=root",
+            "# sigwake.start=watermark_poll", "# sigwake.case=watermark_poll", "# sigwake.exit=0",
+            "ok 1 watermark_poll.watermark_poll",
+            "# sigwake.start=watermark_sigio", "# sigwake.case=watermark_sigio", *warning[:6],
+            "    KTAP version 1",  # a frame torn into the report: the report goes on around it
+            *warning[6:], "# sigwake.exit=0", "# sigwake.tainted=512", "ok 2 watermark_sigio.watermark_sigio",
+            "# sigwake.done=2"]
+    text = guest_console("c0ffee", body)
+    unframed = console.unframe(text, "c0ffee")
+    runs = ktap.parse_guest(unframed.payloads, unframed.lines).runs
+    (splat,) = attribute(splats.find(text), runs)
+    assert splat.title == "WARNING in perf_event_wakeup"
+    assert "SIGWAKE" not in splat.report and "end trace" in splat.report
+    assert (splat.privilege, splat.case) == ("root", "watermark_sigio")
+    assert (splat.tainted_before, splat.tainted_after) == ("0", "512")  # TAINT_WARN
+
+
+def test_a_report_before_any_program_belongs_to_the_boot() -> None:
+    text = (DATA / "warning.log").read_text() + guest_console("c0ffee", ["KTAP version 1", "# sigwake.start=x"])
+    unframed = console.unframe(text, "c0ffee")
+    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    assert splat.case is None and splat.where() == "outside every case"
+
+
+def test_the_committed_cloud_kernel_crash_is_read_back_from_its_console_log() -> None:
+    text = (COMMITTED / "6.12.95+deb12-cloud-amd64.console.log").read_text()
+    unframed = console.unframe(text, console.likeliest_token(text))
+    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    assert splat.title == "PANIC: double fault in kmem_cache_alloc_noprof" and splat.fatal
+    assert (splat.privilege, splat.case) == ("user-paranoid1", "set_output_sigio_fasync_on_source")
+    assert "alloc_pid" in splat.report and "Kernel panic - not syncing" in splat.report
