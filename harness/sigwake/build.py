@@ -5,6 +5,7 @@ ccache keeps compiled objects across output directories and cold trees."""
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -43,6 +44,9 @@ class BuiltKernel:
     seconds: float
     cached: bool = False
     warnings: list[str] = field(default_factory=list)  # optional options the tree dropped
+    tree: str = ""  # what it was built from: the tree, its config fragments, when the build started
+    config: str = ""
+    started: str = ""
 
 
 def git(tree: Path, *args: str) -> str:
@@ -82,7 +86,8 @@ class KernelBuilder:
         if meta.exists():
             saved = json.loads(meta.read_text())
             built = BuiltKernel(Path(saved["image"]), saved["key"], saved["tree_state"], Path(saved["log"]),
-                                saved["seconds"], True, saved["warnings"])
+                                saved["seconds"], True, saved["warnings"], saved.get("tree", ""),
+                                saved.get("config", ""), saved.get("started", ""))
             progress.step(f"kernel {state[:12]} already built ({key}): {built.image}")
             return built
 
@@ -90,6 +95,7 @@ class KernelBuilder:
         out = self.objects_dir(request.tree)
         out.mkdir(parents=True, exist_ok=True)
         log = dest / "build.log"
+        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         start = time.monotonic()
         with log.open("w") as log_file, patches.applied(request.tree, list(request.patches)):
             warnings = self._configure(request, out, log_file, progress)
@@ -100,7 +106,9 @@ class KernelBuilder:
         built_image = out / "vmlinux" if target == "vmlinux" else out / "arch/x86/boot/bzImage"
         image = dest / target
         shutil.copyfile(built_image, image)
-        built = BuiltKernel(image, key, state, log, round(time.monotonic() - start, 1), False, warnings)
+        config = " + ".join(p.name for p in (*request.fragments, *request.patches))
+        built = BuiltKernel(image, key, state, log, round(time.monotonic() - start, 1), False, warnings,
+                            str(request.tree.resolve()), f"{request.base} + {config}", started)
         atomic_write(meta, json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
         progress.step(f"built {image} in {built.seconds} s")
         return built

@@ -4,6 +4,7 @@ that panics, hangs or prints no complete report becomes a recorded verdict."""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import threading
 import shutil
@@ -15,7 +16,7 @@ from . import console, initramfs, ktap, protocol, qemu, splats
 from .attribution import attribute
 from .kernels import Kernel
 from .repeats import CaseRun, combine
-from .model import BootRecord, ReproResult, Splat
+from .model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
 from .verdicts import Verdict
 
 
@@ -60,6 +61,7 @@ class GuestOutcome:
     job_id: str = ""  # the lab's job that ran it (LAVA), else empty
     job_url: str = ""
     splats: list[Splat] = field(default_factory=list)  # kernel reports on the console, each with its case
+    version: str = ""  # uname -v
 
 
 def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
@@ -79,53 +81,112 @@ def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: 
     return "ok", ""
 
 
-def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privileges: tuple[str, ...],
-              timeout_s: float) -> GuestOutcome:
+@dataclass(frozen=True)
+class BootRead:
+    """One boot's console, read: what the init reported, how the boot ended, and the kernel's reports."""
+
+    outcome: qemu.BootOutcome
+    report: ktap.GuestReport
+    status: str  # ok, timeout or boot-failed
+    detail: str
+    rejected: int
+    splats: list[Splat]
+    line_offset: int = 0  # where its console starts in the kernel's console log
+
+    def resumable(self) -> bool:
+        """It ended (a crash, a hang) after the init had started running programs, before it was done."""
+        return self.status != "ok" and self.report.init_uptime_ms is not None and bool(self.report.runs) and \
+            not self.report.done
+
+    def resume_key(self) -> str:
+        """The run in progress when it ended, as the init's sigwake.resume names it."""
+        run = self.report.runs[-1]
+        return f"{run.privilege}/{run.program}/{run.case or ''}"
+
+
+def read_boot(outcome: qemu.BootOutcome, token: str, timeout_s: float, line_offset: int = 0) -> BootRead:
+    """`line_offset`: where this boot's console starts in the kernel's console log (a resumed boot's)."""
     unframed = console.unframe(outcome.console, token)
     report = ktap.parse_guest(unframed.payloads, unframed.lines)
     status, detail = boot_status(outcome, report, timeout_s)
     if unframed.missing:
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
-    cut_off = Verdict.TIMEOUT if status == "timeout" else Verdict.BOOT_FAILED
+    found = [dataclasses.replace(s, console_line=s.console_line + line_offset)
+             for s in attribute(splats.find(outcome.console), report.runs)]
+    return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset)
 
+
+def case_runs(boot: BootRead) -> list[CaseRun]:
+    """Every run the boot's init reported, the one a crash or hang cut off included."""
+    cut_off = Verdict.TIMEOUT if boot.status == "timeout" else Verdict.BOOT_FAILED
     runs: list[CaseRun] = []
-    for run in report.runs:
+    for run in boot.report.runs:
         took = run.duration_us / 1000 if run.duration_us is not None else None
         problem = run.problem()
-        if problem is not None and run.result is None and status != "ok":
+        last = run.console_end or len(boot.outcome.console.split("\n"))  # cut off: to the end of its console
+        span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
+        if problem is not None and run.result is None and boot.status != "ok":
             runs.append(CaseRun(run.case or run.program, run.privilege, cut_off,
-                                f"was running when the boot ended: {detail}", {}))
+                                f"{CUT_OFF}: {boot.detail}", {}, console_span=span))
         elif problem is not None:
-            runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took))
+            runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took,
+                                console_span=span))
         else:
             judged = run.document.judged(run.case or run.program, run.ended(), run.exit_code, run.case is not None)
-            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path)
+            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path, span)
                      for case, verdict, reason, evidence in judged]
-    ran = {(run.privilege, run.program) for run in report.runs}
-    for privilege in (p for p in privileges if p not in report.skipped):
+    return runs
+
+
+def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[str, ...]) -> GuestOutcome:
+    """One kernel's outcome from its boots: the first, and the fresh ones that carried on after a crash."""
+    runs = [run for boot in boots for run in case_runs(boot)]
+    last = boots[-1]
+    ran = {(run.privilege, run.program) for boot in boots for run in boot.report.runs}
+    skipped = {k: v for boot in boots for k, v in boot.report.skipped.items()}
+    for privilege in (p for p in privileges if p not in skipped):
         for program in programs:
             if (privilege, program) in ran:
                 continue
-            if status != "ok":
-                runs.append(CaseRun(program, privilege, cut_off, f"never ran: the boot ended: {detail}", {}))
+            if last.status != "ok":
+                cut_off = Verdict.TIMEOUT if last.status == "timeout" else Verdict.BOOT_FAILED
+                runs.append(CaseRun(program, privilege, cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}", {}))
             else:
                 runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {}))
 
     pass_seconds: dict[str, float] = {}
-    for run in report.runs:
+    for run in (run for boot in boots for run in boot.report.runs):
         pass_seconds[run.privilege] = pass_seconds.get(run.privilege, 0.0) + (run.duration_us or 0) / 1e6
-    boot = BootRecord(status, round(outcome.seconds, 3), report.init_uptime_ms, detail, unframed.rejected,
-                      console.tail(outcome.console) if status != "ok" else None,
-                      {k: round(v, 3) for k, v in pass_seconds.items()}, report.warnings)
-    return GuestOutcome(report.release, boot, combine(runs), report.paranoid, report.skipped,
-                        splats=attribute(splats.find(outcome.console), report.runs))
+    first_bad = next((b for b in boots if b.status != "ok"), boots[0])
+    detail = first_bad.detail
+    if len(boots) > 1:
+        later = "; ".join(f"boot {n}: {b.status}" + (f" ({b.detail})" if b.detail else "")
+                          for n, b in enumerate(boots[1:], start=2))
+        detail += f"; the runs after it went on in {len(boots) - 1} fresh boot(s): {later}"
+    boot = BootRecord(first_bad.status, round(sum(b.outcome.seconds for b in boots), 3),
+                      boots[0].report.init_uptime_ms, detail, sum(b.rejected for b in boots),
+                      console.tail(first_bad.outcome.console) if first_bad.status != "ok" else None,
+                      {k: round(v, 3) for k, v in pass_seconds.items()},
+                      [w for b in boots for w in b.report.warnings], len(boots))
+    release = next((b.report.release for b in boots if b.report.release), None)
+    paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
+    return GuestOutcome(release, boot, combine(runs), paranoid, skipped,
+                        splats=[s for b in boots for s in b.splats],
+                        version=next((b.report.version for b in boots if b.report.version), ""))
 
 
-def boot_arguments(config: GuestConfig, mode: str = "run") -> tuple[str, ...]:
+def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privileges: tuple[str, ...],
+              timeout_s: float) -> GuestOutcome:
+    """One boot (or one run on a host, one lab job) turned into the kernel's outcome."""
+    return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges)
+
+
+def boot_arguments(config: GuestConfig, mode: str = "run", resume: str = "") -> tuple[str, ...]:
     """The kernel command line beyond qemu.base_append(): what the init reads (one rule for every target)."""
     keys = protocol.KEYS
     return (f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
-            f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}")
+            f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}",
+            *([f"{keys['resume']}={resume}"] if resume else []))
 
 
 def write_boot_initrd(initrd: Path, token: str, out_path: Path) -> None:
@@ -136,16 +197,39 @@ def write_boot_initrd(initrd: Path, token: str, out_path: Path) -> None:
         out.write(initramfs.token_archive(token))
 
 
-def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestConfig, console_log: Path,
-              mode: str = "run") -> GuestOutcome:
-    assert kernel.image is not None, "the host kernel runs natively"
+# A crash or hang ends a boot; the runs after it go on in a fresh boot, at most this many times per kernel.
+MAX_RESUMES = 2
+
+
+def boot_once(kernel: Kernel, initrd: Path, config: GuestConfig, console_log: Path, mode: str, timeout_s: float,
+              resume: str = "", line_offset: int = 0) -> BootRead:
     token = secrets.token_hex(8)
-    timeout_s = config.timeout_for(len(programs))
-    privileges = config.privileges if mode == "run" else ()
     with tempfile.TemporaryDirectory(prefix="sigwake-boot-") as tmp:
         boot_initrd = Path(tmp) / "initrd.cpio"
         write_boot_initrd(initrd, token, boot_initrd)
-        request = qemu.BootRequest(kernel.image, boot_initrd, boot_arguments(config, mode), config.accel, timeout_s,
-                                   config.memory_mb, config.cpus, config.silence_s, config.stop, kernel.arch)
-        outcome = qemu.boot(request, console_log)
-    return interpret(outcome, token, programs, privileges, timeout_s)
+        assert kernel.image is not None, "the host kernel runs natively"
+        request = qemu.BootRequest(kernel.image, boot_initrd, boot_arguments(config, mode, resume), config.accel,
+                                   timeout_s, config.memory_mb, config.cpus, config.silence_s, config.stop, kernel.arch)
+        return read_boot(qemu.boot(request, console_log), token, timeout_s, line_offset)
+
+
+def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestConfig, console_log: Path,
+              mode: str = "run") -> GuestOutcome:
+    """Boots the kernel with the programs; when a boot crashes or hangs after the init started running them,
+    the runs after the one in progress go on in a fresh boot (MAX_RESUMES at most, each said in the boot's
+    detail), its console appended to the same log after a line that says so."""
+    timeout_s = config.timeout_for(len(programs))
+    privileges = config.privileges if mode == "run" else ()
+    boots = [boot_once(kernel, initrd, config, console_log, mode, timeout_s)]
+    while mode == "run" and boots[-1].resumable() and len(boots) <= MAX_RESUMES:
+        key = boots[-1].resume_key()
+        resumed_log = console_log.with_name(console_log.name + ".resumed")
+        with console_log.open("a") as log:
+            log.write(f"\n=== sigwake: boot {len(boots) + 1}, a fresh boot after {key} ended boot {len(boots)} "
+                      f"({boots[-1].status}) ===\n")
+        offset = len(console_log.read_text(errors="replace").split("\n")) - 1
+        boots.append(boot_once(kernel, initrd, config, resumed_log, mode, timeout_s, key, offset))
+        with console_log.open("a") as log:
+            log.write(resumed_log.read_text(errors="replace") if resumed_log.exists() else "")
+        resumed_log.unlink(missing_ok=True)
+    return combine_boots(boots, programs, privileges)

@@ -5,7 +5,8 @@ HTML, validate-patch, bisect, qa, flavours). In this order:
   a kernel report (splat) while the case ran   fail    "splat", even when its verdict was right
   unsupported where a kernel verdict is known  fail    "refusal": the kernel suddenly refuses the event
   unsupported, nothing else known              skip
-  boot failed or timed out before the case     miss    "lost"
+  the boot ended while the case ran            fail    "lost"
+  boot failed or timed out before the case     miss    "lost" (not when the target never ran the kernel)
   runs split, any run other than the expected  fail    "intermittent k/n" (nothing known: other than the
                                                          most common verdict)
   the reproducer's own error                   error   "error"
@@ -24,7 +25,7 @@ from enum import Enum
 
 from . import expectations
 from .flavours import flavour_findings
-from .model import KernelResult, ReproResult, Splat
+from .model import CUT_OFF, KernelResult, ReproResult, Splat
 from .verdicts import Verdict
 
 
@@ -85,6 +86,8 @@ def judge(kernel: KernelResult, case: ReproResult) -> Judged:
                                                       f"is known (from: {known.source})", "refusal")
         return Judged(kernel, case, Outcome.SKIP, case.reason)
     if verdict in (Verdict.BOOT_FAILED, Verdict.TIMEOUT) and kernel.boot.status not in ("ok", "native"):
+        if case.reason.startswith(CUT_OFF):  # it ran, and the kernel died or hung under it
+            return Judged(kernel, case, Outcome.FAIL, f"{verdict}: {case.reason}", "lost")
         return Judged(kernel, case, Outcome.MISS, f"{verdict}: {case.reason}",
                       "lost" if untested(kernel) is None else None)
     if (split := intermittent(case, known.verdict if known else None)) is not None:

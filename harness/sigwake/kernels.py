@@ -31,6 +31,11 @@ class DebianQuery:
         return f"{self.suite} {self.arch} {self.flavour}"
 
 
+def as_glob(pattern: str) -> str:
+    """A package-name pattern as a person reads it: linux-image-6\\.1\\.0-\\d+-amd64 -> linux-image-6.1.0-*-amd64."""
+    return re.sub(r"\(\\\.\\d\+\)\?", "", pattern).replace(r"[\d.]+", "*").replace(r"\d+", "*").replace("\\", "")
+
+
 # The architectures whose kernels sigwake can boot (qemu.py, the initramfs's programs).
 BOOTABLE_ARCHES = ("amd64", "arm64")
 
@@ -134,8 +139,22 @@ def file_kernel(path: Path) -> Kernel:
                               "zboot header): not booted")
     digest = sha256_of(path)
     name = re.sub(r"[^A-Za-z0-9.+_-]", "_", path.name)
-    return Kernel(f"file-{name}-{digest[:8]}", Origin("file", path=str(path.resolve()), sha256=digest), path,
-                  "arm64" if head[56:60] == ARM64_IMAGE_MAGIC else "amd64")
+    origin = Origin("file", path=str(path.resolve()), sha256=digest, **built_from(path))
+    return Kernel(f"file-{name}-{digest[:8]}", origin, path, "arm64" if head[56:60] == ARM64_IMAGE_MAGIC else "amd64")
+
+
+def built_from(image: Path) -> dict[str, str]:
+    """For an image sigwake built from source (its build's meta.json beside it): the tree, the commit, the
+    config and when the build started; nothing for any other file."""
+    try:
+        meta = json.loads((image.parent / "meta.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(meta, dict) or Path(str(meta.get("image", ""))).resolve() != image.resolve():
+        return {}
+    found = {"git_tree": meta.get("tree"), "git_commit": str(meta.get("tree_state", "")).split("+")[0],
+             "config": meta.get("config"), "built_at": meta.get("started")}
+    return {k: str(v) for k, v in found.items() if v}
 
 
 ARM64_IMAGE_MAGIC = b"ARM\x64"  # at offset 56 of an arm64 Image (Documentation/arch/arm64/booting.rst)
@@ -175,7 +194,7 @@ class KernelCache:
         apt.update(progress, force=refresh)
         found = apt.packages(query.pattern)
         if not found:
-            raise DebianError(f"{query.suite} has no package matching {query.pattern}")
+            raise DebianError(f"{query.suite} has no package {as_glob(query.pattern)}")
         return found[0]
 
     def find_package(self, name: str, progress: Progress) -> Package:

@@ -139,7 +139,8 @@ class GuestRun:
     result: ResultLine | None = None
     duration_us: int | None = None
     kernel_path: Evidence = field(default_factory=dict)  # function -> count, or why unavailable
-    console_line: int = 0  # where its start frame stands in the console log (0: not known)
+    console_line: int = 0  # where its start frame and its result line stand in the console log (0: not known)
+    console_end: int = 0
     tainted_before: str = ""  # /proc/sys/kernel/tainted as it started and as it ended ("": not said)
     tainted_after: str = ""
 
@@ -161,6 +162,7 @@ class GuestRun:
 @dataclass
 class GuestReport:
     release: str | None = None
+    version: str = ""  # uname -v: how and when the kernel was built
     init_uptime_ms: int | None = None
     plan: int | None = None
     runs: list[GuestRun] = field(default_factory=list)
@@ -185,6 +187,8 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
         key, value = (diag["key"], diag["value"]) if diag else ("", "")
         if key == "sigwake.release":
             report.release = value
+        elif key == "sigwake.version":
+            report.version = value
         elif key == "sigwake.init_uptime_ms":
             report.init_uptime_ms = int(value)
         elif key == "sigwake.pass":
@@ -218,6 +222,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
             report.plan = int(line[3:].split()[0])
         elif (result := parse_result(line)) is not None and current is not None:
             current.result = result
+            current.console_end = console_lines[index] if console_lines else 0
             current.document = parse_program(sub) if sub else ProgramDocument(problems=["printed nothing"])
             current = None
     return report

@@ -21,6 +21,10 @@ def evidence_value(text: str) -> int | str:
     return int(text) if NUMBER.fullmatch(text) else text
 
 
+# Why a case has no verdict of its own when its boot ended: it was running then, or it never ran.
+CUT_OFF = "was running when the boot ended"
+NEVER_RAN = "never ran"
+
 # How a Debian kernel package's name ends: its flavour and architecture (-amd64, -cloud-amd64,
 # -rt-arm64, -arm64-16k).
 PACKAGE_FLAVOUR = re.compile(r"-(?:(?P<flavour>cloud|rt)-)?(?P<arch>amd64|arm64)(?P<pages>-16k)?$")
@@ -38,6 +42,10 @@ class Origin:
     sha256: str | None = None
     lava_job: str | None = None  # the LAVA job that booted it (--target lava), and its page
     lava_job_url: str | None = None
+    git_tree: str | None = None  # an image sigwake built from source: its tree, commit, config and build start
+    git_commit: str | None = None
+    config: str | None = None
+    built_at: str | None = None
 
     def to_json(self) -> dict[str, str]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -90,6 +98,7 @@ class ReproResult:
     privilege: str = "root"  # root, or user-paranoidN: uid 65534 with perf_event_paranoid N
     runs: dict[str, int] = field(default_factory=dict)  # verdict -> how many runs reached it
     kernel_path: Evidence = field(default_factory=dict)  # function -> calls for our events, or why unavailable
+    console_span: list[int] = field(default_factory=list)  # [first, last] console line of the run shown
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,7 @@ class BootRecord:
     console_tail: str | None = None  # kept when the boot did not end well
     pass_seconds: dict[str, float] = field(default_factory=dict)  # in-target time of each privilege pass
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of
+    boots: int = 1  # more than one: a crash or hang ended a boot and the runs after it went on in fresh ones
 
 
 @dataclass
@@ -136,6 +146,7 @@ class KernelResult:
     sigwake_commit: str
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
     splats: list[Splat] = field(default_factory=list)  # kernel reports, in console order
+    kernel_version: str = ""  # uname -v: how and when it was built ("#1 SMP PREEMPT_DYNAMIC Debian ... (2026-10-12)")
 
     def order(self) -> tuple[int, tuple[int, ...], str]:
         """Kernels in version order (the numbers of the release), the host last."""
@@ -156,7 +167,8 @@ class KernelResult:
         if data.get("schema") != SCHEMA:
             raise ValueError(f"schema {data.get('schema')!r}, this sigwake reads schemas {', '.join(map(str, READS))}")
         repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"],
-                              r["privilege"], r["runs"], r["kernel_path"]) for r in data["reproducers"]]
+                              r["privilege"], r["runs"], r["kernel_path"], r.get("console_span", []))
+                  for r in data["reproducers"]]
         fields = {k: v for k, v in data.items()
                   if k not in ("schema", "reproducers", "boot", "origin", "runner", "splats")}
         return KernelResult(**fields, origin=Origin(**data["origin"]), runner=Runner(**data["runner"]),

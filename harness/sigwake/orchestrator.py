@@ -86,7 +86,7 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConf
     runner = dataclasses.replace(target.describe(guest), skipped_passes=outcome.skipped, programs=programs)
     origin = target.kernel.origin.in_job(outcome.job_id, outcome.job_url)
     return KernelResult(target.kernel.id, outcome.release, origin, runner, outcome.boot,
-                        outcome.reproducers, now, commit, outcome.paranoid, outcome.splats)
+                        outcome.reproducers, now, commit, outcome.paranoid, outcome.splats, outcome.version)
 
 
 def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:

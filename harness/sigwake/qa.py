@@ -55,7 +55,7 @@ def lines_of(queries: list[DebianQuery], summary: RunSummary) -> list[QaLine]:
         if line is not None and result.origin.package and result.origin.version:
             line.steps.append(QaStep(result.origin.package, result.origin.version, result.origin.suite or "",
                                      headline(result)))
-    for failure in summary.failures:  # "bookworm arm64 16k: bookworm has no package matching ..."
+    for failure in summary.failures:  # "bookworm arm64 16k: bookworm has no package linux-image-6.1.0-*-arm64-16k"
         for query in queries:
             if failure.startswith(f"{query.describe()}: "):
                 lines[(query.arch, query.flavour)].missing.append(failure)

@@ -1,13 +1,15 @@
 """JUnit XML for GitLab and Jenkins: a test suite per kernel and privilege pass, a
-test case per case. A difference from what is known is a failure, a reproducer's
-error or a case the harness could not run an error, each with the evidence in its
-message; unsupported is skipped; a known failure of the kernel passes, saying so."""
+test case per case. A finding (a difference, a refusal, an intermittent case, a
+kernel splat, a case a crash cut off) is a failure, with the evidence and any
+splat's report; a reproducer's error or a case that never ran an error;
+unsupported is skipped; a known failure of the kernel is written as pytest writes
+an xfail (`<skipped type="pytest.xfail">`), so CI readers count it as such."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .judgement import Outcome, judged_cases
+from .judgement import Outcome, judged_cases, splats_of
 from .model import KernelResult
 
 
@@ -30,7 +32,9 @@ def render_junit(kernels: list[KernelResult]) -> str:
                                         time=f"{(case.duration_ms or 0) / 1000:.3f}")
                 message = f"{case.verdict}: {judged.why or case.reason} [{_evidence(case.evidence)}]"
                 if judged.outcome is Outcome.FAIL:
-                    ET.SubElement(element, "failure", message=message, type=str(case.verdict)).text = message
+                    reports = "".join(f"\n\n{s.title}:\n{s.report}" for s in splats_of(kernel, case))
+                    ET.SubElement(element, "failure", message=message,
+                                  type=judged.finding or str(case.verdict)).text = message + reports
                     counts["failures"] += 1
                 elif judged.outcome in (Outcome.ERROR, Outcome.MISS):
                     ET.SubElement(element, "error", message=message, type=str(judged.outcome)).text = message
@@ -39,7 +43,8 @@ def render_junit(kernels: list[KernelResult]) -> str:
                     ET.SubElement(element, "skipped", message=judged.why)
                     counts["skipped"] += 1
                 elif judged.outcome is Outcome.XFAIL:
-                    ET.SubElement(element, "system-out").text = f"expected failure: {message}"
+                    ET.SubElement(element, "skipped", type="pytest.xfail", message=judged.why)
+                    counts["skipped"] += 1
             for key, value in counts.items():
                 suite.set(key, str(value))
     ET.indent(root)

@@ -20,6 +20,7 @@ class CaseRun:
     evidence: Evidence
     duration_ms: float | None = None
     kernel_path: Evidence = field(default_factory=dict)
+    console_span: tuple[int, int] | None = None  # its first and last line in the kernel's console log
 
 
 def combine(runs: list[CaseRun]) -> list[ReproResult]:
@@ -41,6 +42,6 @@ def combine(runs: list[CaseRun]) -> list[ReproResult]:
         results.append(ReproResult(
             case, verdict, reason, first.evidence,
             round(statistics.median(durations), 2) if durations else None,
-            privilege, dict(counts), first.kernel_path,
+            privilege, dict(counts), first.kernel_path, list(first.console_span or ()),
         ))
     return results

@@ -157,34 +157,42 @@ def test_6_12_with_the_fix_reverted_is_a_regression(tree_6_12: Path, builder: Ke
         assert outcomes[control].outcome == "no change", str(outcomes[control])
 
 
-def test_a_warning_and_an_oops_are_findings_of_the_case_that_ran(tree_6_12: Path, builder: KernelBuilder,
-                                                                  fragments: tuple[Path, ...], built: Binaries,
-                                                                  test_programs: dict[str, Path], accel: Accel,
-                                                                  tmp_path: Path) -> None:
+def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
+        tree_6_12: Path, builder: KernelBuilder, fragments: tuple[Path, ...], built: Binaries,
+        test_programs: dict[str, Path], accel: Accel, tmp_path: Path) -> None:
     # A 6.12 guest with lkdtm: the stand-in makes the kernel WARN, then BUG (an Oops that kills the program,
-    # not the kernel), then runs one more case; every case that survives says "delivered".
+    # not the kernel), then panic (the boot ends), then runs one more case; every case that survives says
+    # "delivered", so only the kernel's reports can fail them.
     kernel = builder.build(BuildRequest(tree_6_12, (*fragments, REPO / "kernel-configs" / "lkdtm.config")), PROGRESS)
     programs = {"provoke": test_programs["provoke"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "provoke.cpio")
+    log = tmp_path / "console.log"
     got = run_guest(file_kernel(kernel.image), initrd, sorted(programs),
-                    GuestConfig(accel, repeat=1, privileges=("root",)), tmp_path / "console.log")
-    assert got.boot.status == "ok", got.boot
+                    GuestConfig(accel, repeat=1, privileges=("root",)), log)
     by_case = {s.case: s for s in got.splats}
-    warning, bug = by_case["provoke_warning"], by_case["provoke_bug"]
+    warning, bug, panic = by_case["provoke_warning"], by_case["provoke_bug"], by_case["provoke_panic"]
     assert warning.title == "WARNING in lkdtm_WARNING" and warning.privilege == "root"
     assert int(warning.tainted_after) & 512 and not int(warning.tainted_before) & 512  # TAINT_WARN, set by it
     assert bug.title == "kernel BUG in lkdtm_BUG" and not bug.fatal  # an Oops without a panic
+    assert panic.title == "kernel panic: dumptest" and panic.fatal
+    lines = log.read_text().split("\n")
+    assert all(lines[s.console_line - 1].find(s.report.splitlines()[0]) >= 0 for s in got.splats)
+    # The panic ended the first boot; the run after it went on in a fresh one, said in the boot's detail.
+    assert (got.boot.status, got.boot.boots) == ("boot-failed", 2), got.boot
+    assert "the runs after it went on in 1 fresh boot(s): boot 2: ok" in got.boot.detail
     verdicts = {r.name: r for r in got.reproducers}
     assert verdicts["provoke_warning"].verdict is Verdict.DELIVERED  # its verdict was right ...
     assert verdicts["provoke_bug"].verdict is Verdict.ERROR  # killed in the middle of its write()
-    assert verdicts["provoke_after"].verdict is Verdict.DELIVERED  # the kernel went on
+    assert verdicts["provoke_panic"].verdict is Verdict.BOOT_FAILED  # was running when the boot ended
+    assert verdicts["provoke_after"].verdict is Verdict.DELIVERED  # ran in the fresh boot
     result = KernelResult("lkdtm-6.12", got.release, Origin("file"), Runner("qemu", 1), got.boot, got.reproducers,
                           "2026-11-30T00:00:00+00:00", "test", got.paranoid, got.splats)
     judged = {r.name: judge(result, r) for r in result.reproducers}
     assert (judged["provoke_warning"].outcome, judged["provoke_warning"].finding) == (Outcome.FAIL, "splat")
     assert "WARNING in lkdtm_WARNING" in judged["provoke_warning"].why  # ... and the splat fails it
-    assert judged["provoke_bug"].finding == "splat" and judged["provoke_after"].finding is None
-    assert sorted(f.kind for f in findings([result])) == ["splat", "splat"]
+    assert judged["provoke_bug"].finding == judged["provoke_panic"].finding == "splat"
+    assert judged["provoke_after"].outcome is Outcome.PASS or judged["provoke_after"].finding is None
+    assert sorted(f.kind for f in findings([result])) == ["crash", "splat", "splat", "splat"]
 
 
 # Three mutants from three files, each with the case made for its bug and what that case must say.

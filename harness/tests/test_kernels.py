@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sigwake.debian import IMAGE_MEMBER, DebianError, extract_image
-from sigwake.kernels import DEFAULT_KERNELS, KernelCache, KernelSpecError, sha256_of
+from sigwake.kernels import DEFAULT_KERNELS, KernelCache, KernelSpecError, as_glob, default_kernels, sha256_of
 from sigwake.progress import Progress
 from image_files import corrupt_bzimage
 
@@ -75,3 +75,10 @@ def test_default_set_is_the_newest_of_each_suite(cache_root: Path) -> None:
         packages = cache.suite(query.suite).packages(query.pattern)
         assert newest == packages[0] and newest.suite == query.suite
         assert all(p.name != newest.name or p.version == newest.version for p in packages)
+
+
+def test_a_missing_package_is_named_without_a_raw_regex() -> None:
+    # What reaches the reports when a suite lacks a flavour: a name a person reads, not the pattern behind it.
+    query = next(q for q in default_kernels("16k", "arm64") if q.suite == "bookworm")
+    assert as_glob(query.pattern) == "linux-image-6.1.0-*-arm64-16k"
+    assert all("\\" not in as_glob(q.pattern) for f in ("generic", "rt") for q in default_kernels(f, "amd64"))

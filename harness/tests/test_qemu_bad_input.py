@@ -89,6 +89,26 @@ def test_the_guest_kills_a_hung_reproducer_and_goes_on(tmp_path: Path, built, te
     assert by_name["liar"].verdict is Verdict.ERROR and "exit code 1 contradicts" in by_name["liar"].reason
 
 
+def test_a_kernel_crash_mid_run_hides_nothing_the_rest_runs_in_a_fresh_boot(
+        tmp_path: Path, built, test_programs: dict[str, Path], kernel_6_12: Kernel, accel: Accel) -> None:
+    programs = {"a_sysrq_crash": test_programs["sysrq_crash"], "b_watermark_poll": built.reproducers["watermark_poll"]}
+    initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "crash.cpio")
+    log = tmp_path / "console.log"
+    got = run_guest(kernel_6_12, initrd, sorted(programs),
+                    GuestConfig(accel, repeat=1, privileges=("root", "user-paranoid1")), log)
+    (panic,) = got.splats
+    assert (panic.title, panic.fatal) == ("kernel panic: sysrq triggered crash", True)
+    assert (panic.privilege, panic.case) == ("root", "sysrq_crash")
+    assert "Kernel panic - not syncing: sysrq triggered crash" in log.read_text().split("\n")[panic.console_line - 1]
+    assert (got.boot.status, got.boot.boots) == ("boot-failed", 2)
+    assert "went on in 1 fresh boot(s): boot 2: ok" in got.boot.detail and "=== sigwake: boot 2" in log.read_text()
+    verdicts = {(r.privilege, r.name): r.verdict for r in got.reproducers}
+    assert verdicts == {("root", "sysrq_crash"): Verdict.BOOT_FAILED,  # was running when the kernel died
+                        ("root", "watermark_poll"): Verdict.DELIVERED,  # after it, in the fresh boot
+                        ("user-paranoid1", "sysrq_crash"): Verdict.UNSUPPORTED,  # uid 65534 may not write it
+                        ("user-paranoid1", "watermark_poll"): Verdict.DELIVERED}
+
+
 def test_a_reproducer_cannot_forge_the_consoles_frames(tmp_path: Path, built, test_programs: dict[str, Path],
                                                        kernel_6_12: Kernel, accel: Accel) -> None:
     programs = {"a_forge": test_programs["forge"], "b_watermark_poll": built.reproducers["watermark_poll"]}

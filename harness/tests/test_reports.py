@@ -6,6 +6,7 @@ real headless Chromium."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -21,7 +22,8 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 
 from ktap_rules import check as ktap_problems
 from sigwake.judgement import Outcome, judge
-from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
+from sigwake.console import frame_line
+from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
 from sigwake.report import ReportOptions, render, write_reports
 from sigwake.render_html import render_html
 from sigwake.render_junit import render_junit
@@ -103,7 +105,9 @@ def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path) -> None:
     assert set(suites) == {"6.1.0-57-amd64/root", "6.1.0-57-amd64/user-paranoid3", "6.12.9-amd64/root",
                            "7.0.1-amd64/root"}
     results = {(name, c.name): [type(r) for r in c.result] for name, s in suites.items() for c in s}
-    assert results[("6.1.0-57-amd64/root", "watermark_sigio")] == []  # a known failure passes, and says so
+    assert results[("6.1.0-57-amd64/root", "watermark_sigio")] == [Skipped]  # a known failure, as pytest's xfail
+    xfail = next(c for c in suites["6.1.0-57-amd64/root"] if c.name == "watermark_sigio").result[0]
+    assert xfail.type == "pytest.xfail" and "fd20bb51ed39" in xfail.message
     assert results[("6.1.0-57-amd64/root", "exactly_once")] == [Error]
     assert results[("6.1.0-57-amd64/user-paranoid3", "watermark_sigio")] == [Skipped]
     assert results[("6.12.9-amd64/root", "watermark_sigio")] == [Failure]
@@ -130,12 +134,16 @@ KCIDB_V5_3 = {
             "type": "object", "required": ["id", "origin"], "additionalProperties": False,
             "properties": {"id": {"type": "string", "pattern": ID}, "origin": {"type": "string", "pattern": ORIGIN},
                            "tree_name": {"type": "string"}, "comment": {"type": "string"},
-                           "start_time": {"type": "string"}, "misc": RESOURCE_FREE}}},
+                           "start_time": {"type": "string"}, "valid": {"type": "boolean"},
+                           "git_commit_hash": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
+                           "misc": RESOURCE_FREE}}},
         "builds": {"type": "array", "items": {
             "type": "object", "required": ["checkout_id", "id", "origin"], "additionalProperties": False,
             "properties": {"id": {"type": "string", "pattern": ID}, "origin": {"type": "string", "pattern": ORIGIN},
                            "checkout_id": {"type": "string", "pattern": ID},
                            "architecture": {"type": "string", "pattern": "^[a-z0-9_]*$"},
+                           "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]},
+                           "config_name": {"type": "string"}, "start_time": {"type": "string", "format": "date-time"},
                            "comment": {"type": "string"}, "misc": RESOURCE_FREE}}},
         "tests": {"type": "array", "items": {
             "type": "object", "required": ["build_id", "id", "origin"], "additionalProperties": False,
@@ -143,7 +151,7 @@ KCIDB_V5_3 = {
                 "id": {"type": "string", "pattern": ID}, "origin": {"type": "string", "pattern": ORIGIN},
                 "build_id": {"type": "string", "pattern": ID},
                 "path": {"type": "string", "pattern": r"^(?:[a-zA-Z0-9_-]+(?:\.[a-zA-Z0-9_-]+)*)?$"},
-                "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]},
+                "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]}, "comment": {"type": "string"},
                 "start_time": {"type": "string"}, "duration": {"type": "number"},
                 "log_url": {"type": "string", "pattern": "^(file|https?)://"},
                 "log_excerpt": {"type": "string", "maxLength": 16384},
@@ -172,16 +180,17 @@ def test_kcidb_stays_inside_v5_3_and_maps_statuses(tmp_path: Path) -> None:
     assert all(t["build_id"] in builds for t in data["tests"])
     ids = [t["id"] for t in data["tests"]]
     assert len(set(ids)) == len(ids) and all(i.startswith("sigwake_lab:") for i in ids)
-    status = {(t["build_id"].split(":")[-1], t["environment"]["misc"]["privilege"], t["path"]): t["status"]
-              for t in data["tests"]}
+    status = {(t["build_id"].split(":")[-1], t["path"]): t["status"] for t in data["tests"]}
     old = OLD.origin.sha256
-    assert status[(old, "root", "sigwake.watermark_sigio")] == "FAIL"  # faulty, as known
-    assert status[(old, "root", "sigwake.watermark_poll")] == "PASS"
-    assert status[(old, "user-paranoid3", "sigwake.watermark_sigio")] == "SKIP"
-    assert status[(old, "root", "sigwake.exactly_once")] == "ERROR"  # the reproducer's own failure
-    missed = [t for t in data["tests"] if "7.0.1" in t["log_url"]]
-    assert [t["status"] for t in missed] == ["MISS"]  # the harness could not run it
-    assert missed[0]["log_excerpt"] == "panic here"
+    assert status[(old, "sigwake.root.watermark_sigio")] == "FAIL"  # faulty, as known: each pass its own path
+    assert status[(old, "sigwake.root.watermark_poll")] == "PASS"
+    assert status[(old, "sigwake.user-paranoid3.watermark_sigio")] == "SKIP"
+    assert status[(old, "sigwake.root.exactly_once")] == "ERROR"  # the reproducer's own failure
+    assert status[(old, "boot")] == "PASS"  # a boot test per build, as KernelCI's dashboards count boots
+    dead = [t for t in data["tests"] if "7.0.1" in t["log_url"]]
+    assert [(t["path"], t["status"]) for t in dead] == [("boot", "FAIL"), ("sigwake.root.watermark_sigio", "MISS")]
+    assert dead[0]["log_excerpt"] == "panic here"  # the boot's own console tail; MISS only for what never ran
+    assert all(b["status"] == "PASS" and b["config_name"] == "debian amd64 generic" for b in data["builds"])
     assert render_kcidb([OLD, REGRESSED, DEAD], tmp_path, "sigwake_lab") == data  # ids stable across re-renders
     with pytest.raises(ValueError, match="origin"):
         render_kcidb([OLD], tmp_path, "Not-An-Origin")
@@ -286,3 +295,80 @@ def test_the_picture_draws_the_boundary_where_the_signal_starts(tmp_path: Path) 
     cells.feed(render_html([fixed, OLD]))  # given out of order: drawn in version order
     assert cells.points == ["6.1.0-57-amd64=not-delivered", "6.12.118-amd64=delivered"]
     assert cells.boundary
+
+
+def test_kcidb_counts_splats_boots_and_source_versions_as_kernelci_does(tmp_path: Path) -> None:
+    warn = Splat("warning", "WARNING in perf_event_wakeup", 3, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
+                 case="watermark_sigio", tainted_before="0", tainted_after="512")
+    console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n",
+               frame_line("ab", 1, "ok 1 watermark_sigio"), frame_line("ab", 2, "# sigwake.start=watermark_poll"),
+               frame_line("ab", 3, "ok 2 watermark_poll")]
+    (tmp_path / "6.12.9-amd64.console.log").write_text("".join(console))
+    splatted = dataclasses.replace(REGRESSED, splats=[warn], kernel_version="#1 SMP Debian 6.12.9-1 (2026-10-12)",
+                                   reproducers=[dataclasses.replace(REGRESSED.reproducers[0], console_span=[1, 3])])
+    rt = dataclasses.replace(splatted, kernel_id="6.12.9-rt-amd64", splats=[],
+                             origin=dataclasses.replace(splatted.origin, package="linux-image-6.12.9-rt-amd64",
+                                                        sha256="f" * 64))
+    data = render_kcidb([splatted, rt], tmp_path, "sigwake", "https://logs.example.org/run1")
+    jsonschema.validate(data, KCIDB_V5_3)
+    assert len(data["checkouts"]) == 1  # generic and rt of one source version: one checkout
+    by_path = {(t["build_id"], t["path"]): t for t in data["tests"]}
+    build = f"sigwake:{splatted.origin.sha256}"
+    splat = by_path[(build, "sigwake.root.watermark_sigio.splat")]
+    assert (splat["status"], splat["comment"], splat["misc"]["tainted_after"]) == (
+        "FAIL", "WARNING in perf_event_wakeup", "512")
+    case = by_path[(build, "sigwake.root.watermark_sigio")]
+    assert case["status"] == "FAIL" and case["misc"]["finding"] == "splat"
+    # its own console lines, frames read as their payload, the kernel's lines as printed
+    assert case["log_excerpt"] == "# sigwake.start=watermark_sigio\n[ 1.0] WARNING: CPU: 0 PID: 9 at ...\nok 1 watermark_sigio"
+    assert case["log_url"] == "https://logs.example.org/run1/6.12.9-amd64.console.log"
+    assert by_path[(build, "boot")]["status"] == "PASS"
+    assert next(b for b in data["builds"] if b["id"] == build)["start_time"] == "2026-10-12T00:00:00+00:00"
+
+
+def test_a_kernel_built_from_source_is_a_checkout_of_its_commit(tmp_path: Path) -> None:
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    built = dataclasses.replace(OLD, origin=Origin("file", path="/b/vmlinux", sha256="e" * 64, git_tree="/src/linux",
+                                                  git_commit=commit, config="tinyconfig + perf.config",
+                                                  built_at="2026-11-30T16:40:00+00:00"))
+    data = render_kcidb([built], tmp_path)
+    jsonschema.validate(data, KCIDB_V5_3)
+    (checkout,), (build,) = data["checkouts"], data["builds"]
+    assert (checkout["git_commit_hash"], checkout["misc"]["tree"]) == (commit, "/src/linux")
+    assert (build["config_name"], build["start_time"]) == ("tinyconfig + perf.config", "2026-11-30T16:40:00+00:00")
+
+
+# Injected into a copy of the page (the page itself has no script): scroll the first matrix down and right, and
+# say where its header row, its case column and a data cell were before and after.
+PROBE = """<script>
+const box = document.querySelector('.scroll:has(table)'), head = box.querySelector('tr:first-child th:nth-child(3)');
+const row = box.querySelectorAll('tr')[6], caseCell = row.querySelector('th'), cell = row.querySelector('td');
+const at = () => [head.getBoundingClientRect().top, caseCell.getBoundingClientRect().left,
+                  cell.getBoundingClientRect().left, cell.getBoundingClientRect().top];
+const before = at(); box.scrollTop = 150; box.scrollLeft = 600; const after = at();
+const out = document.createElement('pre'); out.id = 'probe';
+out.textContent = JSON.stringify({before, after, page: document.documentElement.scrollWidth,
+                                  first: document.querySelector('h2').id});
+document.body.appendChild(out);
+</script>"""
+
+
+def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while_scrolling(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(COMMITTED, results)
+    write_reports(results, ReportOptions())
+    page = (results / "index.html").read_text()
+    assert "PANIC: double fault in kmem_cache_alloc_noprof" in page.split('id="qa"')[0]  # the crash, above all else
+    probe = results / "probe.html"
+    probe.write_text(page.replace("</body>", PROBE + "</body>"))
+    chromium = shutil.which("chromium")
+    assert chromium is not None, "chromium is missing: ./sigwake setup installs it for the tests"
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,900",
+                          "--virtual-time-budget=3000", "--dump-dom", probe.as_uri()],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    found = json.loads(dom.split('<pre id="probe">')[1].split("</pre>")[0])
+    (head_top, case_left, cell_left, cell_top), after = found["before"], found["after"]
+    assert found["first"] == "findings-title"  # findings are the page's first section
+    assert after[0] == pytest.approx(head_top, abs=1) and after[1] == pytest.approx(case_left, abs=1)
+    assert after[2] < cell_left - 300 and after[3] < cell_top - 100  # while the cells did move
+    assert found["page"] <= 1400  # the page itself fits 1400 px; the matrix scrolls in its box

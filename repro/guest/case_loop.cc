@@ -95,21 +95,42 @@ long long positive_or(const std::string& text, long long fallback) {
   return end != text.c_str() && *end == '\0' && value > 0 ? value : fallback;
 }
 
+std::string run_key(const std::string& pass, const std::string& program, const std::string& case_name) {
+  return pass + "/" + program + "/" + case_name;
+}
+
 void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
                const std::function<void(const std::string&)>& line) {
   std::vector<Program> programs;
-  std::size_t runs_per_pass = 0;
-  for (const std::string& path : config.programs) {
-    programs.push_back(list_cases(path, config.budget));
-    runs_per_pass += std::max<std::size_t>(programs.back().cases.size(), 1) * config.repeat;
-  }
+  for (const std::string& path : config.programs) programs.push_back(list_cases(path, config.budget));
+
+  // The plan: each pass's invocations (each case in its own process), those up to the resume key left out.
+  struct Invocation {
+    const Program* program;
+    std::vector<std::string> argv;
+  };
   std::vector<std::string> skipped(config.passes.size());
-  std::size_t running = 0;
+  std::vector<std::vector<Invocation>> planned(config.passes.size());
+  bool resuming = !config.resume_after.empty();
+  std::size_t runs = 0;
   for (std::size_t i = 0; i < config.passes.size(); ++i) {
     skipped[i] = hooks.skip_reason ? hooks.skip_reason(config.passes[i]) : "";
-    running += skipped[i].empty();
+    for (const Program& program : programs) {
+      std::vector<std::vector<std::string>> invocations;
+      for (const std::string& c : program.cases) invocations.push_back({program.path, "--case", c});
+      if (invocations.empty()) invocations.push_back({program.path});
+      for (auto& argv : invocations) {
+        const std::string key = run_key(config.passes[i].name, program.name, argv.size() == 3 ? argv[2] : "");
+        if (resuming) {
+          resuming = key != config.resume_after;
+          continue;
+        }
+        if (skipped[i].empty()) planned[i].push_back({&program, std::move(argv)});
+      }
+    }
+    runs += planned[i].size() * config.repeat;
   }
-  line("1.." + std::to_string(running * runs_per_pass));
+  line("1.." + std::to_string(runs));
   // The kernel's taint flags, at the start and after every run that changed them: a splat's before and after.
   std::string tainted = read_value(kTaintedSysctl);
   line("# sigwake.tainted=" + tainted);
@@ -117,6 +138,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
   std::size_t number = 0;
   for (std::size_t i = 0; i < config.passes.size(); ++i) {
     const Pass& pass = config.passes[i];
+    if (!config.resume_after.empty() && planned[i].empty() && skipped[i].empty()) continue;  // ran before
     line("# sigwake.pass=" + pass.name);
     if (!skipped[i].empty()) {
       line("# sigwake.skip=" + skipped[i]);
@@ -124,34 +146,30 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
     }
     if (hooks.enter) hooks.enter(pass);
     line("# sigwake.paranoid=" + read_value(kParanoidSysctl));
-    for (const Program& program : programs) {
-      // Each case in its own process: its own deadline, and nothing left over from another case.
-      std::vector<std::vector<std::string>> invocations;
-      for (const std::string& c : program.cases) invocations.push_back({program.path, "--case", c});
-      if (invocations.empty()) invocations.push_back({program.path});
-      for (const auto& argv : invocations) {
-        for (long long run = 0; run < config.repeat; ++run) {
-          line("# sigwake.start=" + program.name);
-          if (argv.size() == 3) line("# sigwake.case=" + argv[2]);
-          const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
-            if (tracer != nullptr) tracer->follow(pid);
-          });
-          std::istringstream lines(outcome.output);
-          for (std::string text; std::getline(lines, text);) line("    " + text);  // a KTAP subtest
-          line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
-          if (outcome.exited) line("# sigwake.exit=" + std::to_string(outcome.exit_code));
-          if (const std::string now = read_value(kTaintedSysctl); now != tainted) {
-            tainted = now;
-            line("# sigwake.tainted=" + tainted);
-          }
-          if (tracer != nullptr) {
-            for (const auto& [function, value] : tracer->counts()) line("# sigwake.kernel_path." + function + "=" + value);
-          }
-          // Unique per run: program.case, and which run of it when a case repeats.
-          std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "");
-          if (config.repeat > 1) name += " run " + std::to_string(run + 1);
-          line(result_line(++number, name, outcome));
+    for (const Invocation& invocation : planned[i]) {
+      const Program& program = *invocation.program;
+      const auto& argv = invocation.argv;
+      for (long long run = 0; run < config.repeat; ++run) {
+        line("# sigwake.start=" + program.name);
+        if (argv.size() == 3) line("# sigwake.case=" + argv[2]);
+        const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
+          if (tracer != nullptr) tracer->follow(pid);
+        });
+        std::istringstream lines(outcome.output);
+        for (std::string text; std::getline(lines, text);) line("    " + text);  // a KTAP subtest
+        line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
+        if (outcome.exited) line("# sigwake.exit=" + std::to_string(outcome.exit_code));
+        if (const std::string now = read_value(kTaintedSysctl); now != tainted) {
+          tainted = now;
+          line("# sigwake.tainted=" + tainted);
         }
+        if (tracer != nullptr) {
+          for (const auto& [function, value] : tracer->counts()) line("# sigwake.kernel_path." + function + "=" + value);
+        }
+        // Unique per run: program.case, and which run of it when a case repeats.
+        std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "");
+        if (config.repeat > 1) name += " run " + std::to_string(run + 1);
+        line(result_line(++number, name, outcome));
       }
     }
   }

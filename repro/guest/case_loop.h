@@ -36,7 +36,13 @@ struct LoopConfig {
   std::vector<Pass> passes;
   long long repeat = 1;
   std::chrono::milliseconds budget{0};  // each run's deadline
+  // "pass/program/case" (case empty for a whole program): every run up to and including that one's
+  // runs is left out. A fresh boot after a crash carries on past the case that was running.
+  std::string resume_after;
 };
+
+// The key of one invocation, as resume_after names it.
+std::string run_key(const std::string& pass, const std::string& program, const std::string& case_name);
 
 struct PassHooks {
   // Why this pass cannot run here (asked before the plan), or empty.

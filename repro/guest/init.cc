@@ -10,6 +10,8 @@
 //                            root, or user-paranoidN: uid 65534 with
 //                            /proc/sys/kernel/perf_event_paranoid set to N
 //   sigwake.mode=poweroff    report the uptime at /init and power off (bench)
+//   sigwake.resume=P/PROG/C  leave out every run up to and including that one's
+//                            (the fresh boot after a crash carries on past it)
 // (keys and defaults: repro/protocol.json)
 #include <dirent.h>
 #include <fcntl.h>
@@ -85,6 +87,7 @@ int main() {
   uname(&uts);
   line("KTAP version 1");
   line("# sigwake.release=" + std::string(uts.release));
+  line("# sigwake.version=" + std::string(uts.version));  // when and how it was built: "#1 SMP ... (2026-10-12)"
   line("# sigwake.init_uptime_ms=" + std::to_string(static_cast<long long>(uptime_s * 1000)));
   namespace protocol = sigwake::protocol;
   if (sigwake::option_value(cmdline, protocol::kKeyMode, "run") == "poweroff") {
@@ -99,6 +102,7 @@ int main() {
   config.budget = std::chrono::milliseconds(
       sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyTimeoutMs, ""), protocol::kDefaultTimeoutMs));
   config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
+  config.resume_after = sigwake::option_value(cmdline, protocol::kKeyResume, "");
   config.passes = sigwake::parse_passes(sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses),
                                         std::ref(line));  // by reference: one sequence of frames
   sigwake::PassHooks hooks;

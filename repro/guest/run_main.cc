@@ -59,8 +59,9 @@ void print_protocol() {
   }
   std::printf("passes %s\n", protocol::kAllPasses);
   std::printf("default repeat %lld\ndefault timeout_ms %lld\n", protocol::kDefaultRepeat, protocol::kDefaultTimeoutMs);
-  std::printf("key timeout_ms %s\nkey repeat %s\nkey passes %s\nkey mode %s\ntoken_file %s\n", protocol::kKeyTimeoutMs,
-              protocol::kKeyRepeat, protocol::kKeyPasses, protocol::kKeyMode, protocol::kTokenFile);
+  std::printf("key timeout_ms %s\nkey repeat %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\n",
+              protocol::kKeyTimeoutMs, protocol::kKeyRepeat, protocol::kKeyPasses, protocol::kKeyMode,
+              protocol::kKeyResume, protocol::kTokenFile);
 }
 
 int main(int argc, char** argv) {
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   sigwake::FramedWriter line(STDOUT_FILENO, token.empty() ? "unset" : token);
   line("KTAP version 1");
   line("# sigwake.release=" + sigwake::read_value("/proc/sys/kernel/osrelease"));
+  line("# sigwake.version=" + sigwake::read_value("/proc/sys/kernel/version"));
   config.passes = sigwake::parse_passes(passes, std::ref(line));  // by reference: one sequence of frames
   sigwake::PassHooks hooks;
   hooks.skip_reason = [&config](const sigwake::Pass& pass) { return skip_reason(pass, config.programs); };

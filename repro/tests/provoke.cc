@@ -1,6 +1,7 @@
 // A stand-in reproducer whose cases make the kernel report through lkdtm
 // (drivers/misc/lkdtm, CONFIG_LKDTM): a WARNING, then a BUG (an Oops that kills
-// this process but not the kernel), then a case that shows the boot went on.
+// this process but not the kernel), then a panic (which ends the boot), then a
+// case that shows the runs went on (in a fresh boot).
 // Each case that survives says `delivered`, so only the kernel's report can fail it.
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -14,7 +15,7 @@
 namespace {
 
 constexpr const char* kDirect = "/sys/kernel/debug/provoke-crash/DIRECT";
-constexpr const char* kCases[] = {"provoke_warning", "provoke_bug", "provoke_after"};
+constexpr const char* kCases[] = {"provoke_warning", "provoke_bug", "provoke_panic", "provoke_after"};
 
 int report(const std::string& name, const char* verdict, const std::string& reason) {
   std::printf("KTAP version 1\n1..1\n# verdict=%s\n", verdict);
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   const std::string name = argv[2];
   if (name == "provoke_warning") return provoke(name, "WARNING");
   if (name == "provoke_bug") return provoke(name, "BUG");
+  if (name == "provoke_panic") return provoke(name, "PANIC");
   if (name == "provoke_after") return report(name, "delivered", "");
   return 2;
 }
