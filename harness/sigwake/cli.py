@@ -16,7 +16,7 @@ from .exit_codes import COULD_NOT_TEST, FINDING, INTERRUPTED, NO_FINDING, USAGE,
 from .judgement import findings, untested
 from .render_summary import render_summary
 from .report import FORMATS, ReportOptions, render, write_reports
-from .bisect import SPLIT, BisectError, Probe, bisect_debian, bisect_tree
+from .bisect import SPLIT, BisectError, BisectReport, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
@@ -31,7 +31,8 @@ from .patches import PatchError
 from .progress import Progress
 from .qa import QaConfig, render_qa, run_qa
 from .render_summary import HEADLINE
-from .validate import validate_patch
+from .validate import CaseChange, validate_patch
+from .verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -351,10 +352,16 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     print(f"patched {result.patched.tree_state} + {', '.join(p.name for p in args.patch)} -> {result.patched.image}")
     for change in result.changes:
         print(f"  {change}")
-    found = [c for c in result.changes if c.is_finding]
+    code, last = validation_exit(result.changes)
+    print(last)
+    return code
+
+
+def validation_exit(changes: list[CaseChange]) -> tuple[int, str]:
+    """validate-patch's exit code and last line: a case the patch regresses, changes or loses is a finding."""
+    found = [c for c in changes if c.is_finding]
     counts = ", ".join(f"{sum(c.outcome == o for c in found)} {o}" for o in dict.fromkeys(c.outcome for c in found))
-    print(f"findings: {len(found)} ({counts})" if found else "findings: none")
-    return FINDING if found else NO_FINDING
+    return (FINDING, f"findings: {len(found)} ({counts})") if found else (NO_FINDING, "findings: none")
 
 
 def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
@@ -378,9 +385,13 @@ def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
     for step in report.steps:
         print(f"  {step.candidate}: {step.note} -> {step.mark.value}")
     print(report.summary(probe.case))
-    # Named to one candidate, with every step judged whole: the answer. Otherwise the answer is a range, or a
-    # step split or splatted on the way: a finding to look at.
-    doubtful = [s for s in report.steps if "split" in s.note or "kernel splat" in s.note]
+    return bisection_exit(report)
+
+
+def bisection_exit(report: BisectReport) -> int:
+    """Named to one candidate, every step judged whole: the answer (0). A range, or a step whose runs split or
+    whose kernel splatted on the way: a finding to look at (1)."""
+    doubtful = [s for s in report.steps if s.verdict is Verdict.FLAKY or "kernel splat" in s.note]
     return NO_FINDING if len(report.first_changed) == 1 and not doubtful else FINDING
 
 

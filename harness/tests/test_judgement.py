@@ -4,16 +4,12 @@ and command shows, the summary's last line, and the exit code a gate reads."""
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import pytest
 
-from sigwake.cli import main
-from sigwake.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING, USAGE, exit_code
 from sigwake.judgement import Outcome, count_line, findings, judge
 from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
 from sigwake.render_summary import render_summary
-from sigwake.store import write_result
 from sigwake.verdicts import Verdict
 
 D, N, U = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.UNSUPPORTED
@@ -86,29 +82,3 @@ def test_a_crash_is_a_finding_of_the_kernel_and_the_last_line_is_never_none() ->
     assert summary.splitlines()[-1] == "findings: 2 (1 splat, 1 crash)"
     assert summary.splitlines()[0].startswith("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC")
     assert count_line([]) == "findings: none"
-
-
-def test_exit_codes_follow_one_rule() -> None:
-    assert exit_code(0, 0) == NO_FINDING and exit_code(2, 0) == FINDING
-    assert exit_code(0, 1) == COULD_NOT_TEST and exit_code(1, 1) == FINDING  # a finding wins
-
-
-def test_bad_reports_input_gets_the_right_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["report", "--results", str(tmp_path / "nonexistent")]) == COULD_NOT_TEST
-    assert "no such results folder" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as usage:
-        main(["run", "--no-such-option"])
-    assert usage.value.code == USAGE
-    write_result(tmp_path, kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U)]))
-    assert main(["report", "--results", str(tmp_path), "--format", "summary"]) == NO_FINDING  # report only shows
-    assert "findings: 1 (1 refusal)" in capsys.readouterr().out
-
-
-def test_a_file_that_is_no_kernel_image_is_refused_before_booting(tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    results = tmp_path / "results"
-    assert main(["run", "--kernel", "/etc/passwd", "--results", str(results), "--quiet"]) == COULD_NOT_TEST
-    out = capsys.readouterr().out
-    assert "not tested: /etc/passwd: /etc/passwd is not a kernel image" in out
-    assert out.splitlines()[-1] == "findings: none; not tested: 1"  # never "none" alone
-    assert not list(results.glob("*.console.log"))  # nothing booted

@@ -208,13 +208,26 @@ def test_the_committed_results_render_in_every_format(tmp_path: Path) -> None:
     JUnitXml.fromfile(str(results / "junit.xml"))
     summary = render(results, "summary", ReportOptions())
     assert summary.count("\n") >= len(list(COMMITTED.glob("*.json")))
-    assert "watermark_sigio not-delivered" in summary
-    # The cloud 6.12.95 kernel that oopsed mid-run (a schema 2 file): its crash is read back from its console
-    # log, attributed to the case that ran, and the last line never says "none".
+    assert "watermark_sigio not-delivered" in summary and summary.splitlines()[-1].startswith("findings: ")
+
+
+CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"  # results/ of sigwake 05cf824c3a89, schema 2
+
+
+def test_a_kernel_that_oopsed_mid_run_is_never_none(tmp_path: Path) -> None:
+    # The cloud 6.12.95 kernel that oopsed mid-run, as an older sigwake recorded it (schema 2: no splats): its
+    # crash is read back from its console log, attributed to the case that ran, and the last line counts it.
+    shutil.copytree(CRASH, tmp_path / "results")
+    summary = render(tmp_path / "results", "summary", ReportOptions())
     assert ("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC: double fault in "
             "kmem_cache_alloc_noprof ([user-paranoid1] set_output_sigio_fasync_on_source)") in summary
-    last = summary.splitlines()[-1]
-    assert last.startswith("findings: ") and "1 crash" in last and "33 lost" in last
+    assert summary.splitlines()[-1] == "findings: 34 (1 crash, 33 lost)"
+    kcidb = json.loads(render(tmp_path / "results", "kcidb", ReportOptions()))
+    assert {t["path"]: t["status"] for t in kcidb["tests"]}["boot"] == "FAIL"
+    junit = JUnitXml.fromstring(render(tmp_path / "results", "junit", ReportOptions()))
+    suites = {suite.name: suite for suite in junit}
+    cut = suites["6.12.95+deb12-cloud-amd64/user-paranoid1"]
+    assert cut.failures == 1 and cut.errors == 6  # the case it cut off fails; the 6 programs after it never ran
 
 
 def test_a_truncated_or_foreign_result_is_named_and_the_rest_still_render(tmp_path: Path) -> None:
@@ -356,6 +369,7 @@ document.body.appendChild(out);
 def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while_scrolling(tmp_path: Path) -> None:
     results = tmp_path / "results"
     shutil.copytree(COMMITTED, results)
+    shutil.copytree(CRASH, results, dirs_exist_ok=True)  # the kernel that oopsed, among the others
     write_reports(results, ReportOptions())
     page = (results / "index.html").read_text()
     assert "PANIC: double fault in kmem_cache_alloc_noprof" in page.split('id="qa"')[0]  # the crash, above all else

@@ -1,6 +1,7 @@
 """The typed model, the store and the Markdown renderer."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from sigwake.ktap import parse_program
 from sigwake.render_markdown import render_matrix, write_matrix
 from sigwake.store import load_results, write_result
 from sigwake.verdicts import Verdict
+
+CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"  # a schema 2 result and its console log
 
 
 def result(kernel_id: str, release: str, sigio: Verdict) -> KernelResult:
@@ -103,3 +106,29 @@ def test_a_dirty_tree_is_said_loudly(tmp_path: Path) -> None:
     dirty = source_commit(tmp_path)
     warning = dirty_warning(dirty)
     assert dirty == clean + "-dirty" and warning is not None and "uncommitted changes" in warning
+
+
+def test_unreadable_files_are_named_and_the_rest_still_loads(tmp_path: Path) -> None:
+    write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00garbage")  # not text at all
+    (tmp_path / "folder.json").mkdir()  # a name like a result's, no file
+    (tmp_path / "old.json").write_text(json.dumps({"schema": 1, "kernel_id": "x"}))
+    loaded = load_results(tmp_path)
+    assert [r.kernel_id for r in loaded.results] == ["6.1.0-57-amd64"]
+    named = {u.split(":")[0].rsplit("/", 1)[-1]: u for u in loaded.unreadable}
+    assert set(named) == {"binary.json", "folder.json", "old.json"}
+    assert "cannot be read" in named["folder.json"] and "schema 1" in named["old.json"]
+
+
+def test_a_schema_2_file_is_upgraded_with_its_console_log_and_says_when_it_has_none(tmp_path: Path) -> None:
+    current = result("6.12.95+deb12-cloud-amd64", "6.12.95+deb12-cloud-amd64", Verdict.DELIVERED).to_json()
+    old = {k: v for k, v in current.items() if k not in ("splats", "kernel_version")} | {"schema": 2}
+    for r in old["reproducers"]:
+        del r["console_span"]
+    (tmp_path / "6.12.95+deb12-cloud-amd64.json").write_text(json.dumps(old))
+    shutil.copy(CRASH / "6.12.95+deb12-cloud-amd64.console.log", tmp_path)
+    (upgraded,) = load_results(tmp_path).results
+    assert [s.title for s in upgraded.splats] == ["PANIC: double fault in kmem_cache_alloc_noprof"]
+    (tmp_path / "6.12.95+deb12-cloud-amd64.console.log").unlink()
+    (bare,) = load_results(tmp_path).results
+    assert bare.splats == [] and "its kernel reports cannot be read again" in bare.boot.warnings[-1]
