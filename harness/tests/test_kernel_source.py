@@ -164,6 +164,7 @@ def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
     # not the kernel), then panic (the boot ends), then runs one more case; every case that survives says
     # "delivered", so only the kernel's reports can fail them.
     kernel = builder.build(BuildRequest(tree_6_12, (*fragments, REPO / "kernel-configs" / "lkdtm.config")), PROGRESS)
+    assert kernel.warnings == []  # lkdtm is in: the tree dropped no option asked for
     programs = {"provoke": test_programs["provoke"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "provoke.cpio")
     log = tmp_path / "console.log"
@@ -193,6 +194,9 @@ def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
     assert judged["provoke_bug"].finding == judged["provoke_panic"].finding == "splat"
     assert judged["provoke_after"].outcome is Outcome.PASS or judged["provoke_after"].finding is None
     assert sorted(f.kind for f in findings([result])) == ["crash", "splat", "splat", "splat"]
+    # the image is one sigwake built: its origin names the tree's commit, its config and when it was built
+    origin = file_kernel(kernel.image).origin
+    assert origin.git_commit == git(tree_6_12, "rev-parse", "HEAD").strip() and "lkdtm.config" in (origin.config or "")
 
 
 # Three mutants from three files, each with the case made for its bug and what that case must say.

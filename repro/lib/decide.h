@@ -16,8 +16,8 @@ struct Seen {
   int signals = 0;       // deliveries counted
 };
 
-// delivered, or no-record / no-wakeup / not-delivered; `records_are` names the
-// records in the reason ("SWITCH records").
+// delivered (a record, the wakeup and the signal), or no-record / no-wakeup /
+// not-delivered; `records_are` names the records in the reason ("SWITCH records").
 void decide_watermark_signal(Report& report, const Seen& seen, const std::string& records_are);
 
 // For a sample overflow set up so that the ring buffer never wakes (its

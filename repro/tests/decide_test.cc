@@ -24,6 +24,9 @@ TEST(Decide, WatermarkNamesTheFirstMissingEffect) {
   EXPECT_EQ(watermark({2, false, 0}), Verdict::kNoWakeup);  // records past the watermark, never woken
   EXPECT_EQ(watermark({2, true, 0}), Verdict::kNotDelivered);
   EXPECT_EQ(watermark({2, true, 1}), Verdict::kDelivered);
+  // delivered needs the wakeup as well as the signal: a kernel that signals but never marks the fd readable
+  // leaves poll() and epoll users asleep
+  EXPECT_EQ(watermark({2, false, 1}), Verdict::kNoWakeup);
 }
 
 TEST(Decide, AnOverflowCaseMustNotSeeTheOutputWakeup) {
