@@ -22,7 +22,7 @@ from sigwake.build import KernelBuilder  # noqa: E402
 from sigwake.cli import REPO, default_cache  # noqa: E402
 from sigwake.guest import PRIVILEGES, GuestConfig  # noqa: E402
 from sigwake.kernels import KernelCache  # noqa: E402
-from sigwake.mutants import score, table  # noqa: E402
+from sigwake.mutants import BaseBootError, score, table  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
 
 MUTANTS = Path(__file__).resolve().parent / "mutants"
@@ -43,8 +43,12 @@ def main() -> int:
     builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
     config = GuestConfig(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
     start = time.monotonic()
-    results = score(builder, tree, tuple(kconfig.default_fragments(REPO / "kernel-configs")), patches, built, config,
-                    cache / "mutants", progress)
+    try:
+        results = score(builder, tree, tuple(kconfig.default_fragments(REPO / "kernel-configs")), patches, built,
+                        config, cache / "mutants", progress)
+    except BaseBootError as e:
+        print(f"bench/mutants.py: {e}", file=sys.stderr)
+        return 3
     print(table(results))
     print(f"{len(patches)} mutants in {time.monotonic() - start:.0f} s (repeat {args.repeat}, passes {args.passes})")
     return 0
