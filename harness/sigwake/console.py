@@ -8,7 +8,11 @@ import zlib
 from dataclasses import dataclass, field
 
 FRAME = re.compile(r"SIGWAKE (?P<token>[0-9a-f]+) (?P<seq>\d+) (?P<crc>[0-9a-f]{8}) (?P<payload>[^\r\n]*)")
+SPLICED = re.compile(r"\[\s*\d+\.\d+\] ")  # a printk line's timestamp inside a frame's line
 PANIC = re.compile(r"Kernel panic - not syncing[^\r\n]*")
+# How far ahead of the last accepted frame the next may be: a few torn frames are lost, a frame that jumps
+# further (a forged far-ahead number) is rejected rather than allowed to reject every genuine frame after it.
+SEQ_WINDOW = 64
 
 
 def frame_line(token: str, seq: int, payload: str) -> str:
@@ -21,8 +25,27 @@ def frame_line(token: str, seq: int, payload: str) -> str:
 class Unframed:
     payloads: list[str] = field(default_factory=list)  # in order, each verified
     lines: list[int] = field(default_factory=list)  # the console line (1-based) of each payload
-    rejected: int = 0  # frames with another token, a bad CRC or a replayed sequence number
+    rejected: int = 0  # frames with another token, a bad CRC, a replayed or a far-ahead sequence number
     missing: list[int] = field(default_factory=list)  # sequence numbers that never arrived intact
+
+
+def crc_holds(match: re.Match[str], payload: str) -> bool:
+    framed = " ".join((match["token"], match["seq"], payload))
+    return f"{zlib.crc32(framed.encode()) & 0xFFFFFFFF:08x}" == match["crc"]
+
+
+def mended(console: str, match: re.Match[str]) -> str:
+    """A frame's payload; where the kernel printed a line into the middle of it (the serial console takes
+    printk output whenever it comes), the payload without that line: cut at its timestamp, or joined with
+    the rest of the frame on the line after. Only a CRC that holds makes a mended payload."""
+    payload = match["payload"]
+    if crc_holds(match, payload) or (spliced := SPLICED.search(payload)) is None:
+        return payload
+    head = payload[:spliced.start()]
+    if crc_holds(match, head):
+        return head
+    rest = console[match.end():].lstrip("\r\n").split("\n", 1)[0].rstrip("\r")
+    return head + rest if crc_holds(match, head + rest) else payload
 
 
 def unframe(console: str, token: str) -> Unframed:
@@ -32,10 +55,9 @@ def unframe(console: str, token: str) -> Unframed:
     for match in FRAME.finditer(console):
         line += console.count("\n", counted, match.start())
         counted = match.start()
-        payload = match["payload"]
+        payload = mended(console, match)
         seq = int(match["seq"])
-        crc = zlib.crc32(f"{match['token']} {seq} {payload}".encode()) & 0xFFFFFFFF
-        if match["token"] != token or f"{crc:08x}" != match["crc"] or seq < expected:
+        if match["token"] != token or not crc_holds(match, payload) or not expected <= seq <= expected + SEQ_WINDOW:
             out.rejected += 1
             continue
         out.missing.extend(range(expected, seq))
@@ -50,8 +72,7 @@ def likeliest_token(console: str) -> str:
     (a result file of schema 2); a live boot is always read with its own token."""
     tokens: dict[str, int] = {}
     for match in FRAME.finditer(console):
-        crc = zlib.crc32(f"{match['token']} {match['seq']} {match['payload']}".encode()) & 0xFFFFFFFF
-        if f"{crc:08x}" == match["crc"]:
+        if crc_holds(match, match["payload"]):
             tokens[match["token"]] = tokens.get(match["token"], 0) + 1
     return max(tokens, key=lambda t: tokens[t]) if tokens else ""
 

@@ -127,7 +127,7 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
         span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
         if problem is not None and run.result is None and boot.status != "ok":
             runs.append(CaseRun(run.case or run.program, run.privilege, cut_off,
-                                f"{CUT_OFF}: {boot.detail}", {}, console_span=span))
+                                f"{CUT_OFF}: {boot.detail}", {}, console_span=span, reported=False))
         elif problem is not None:
             runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took,
                                 console_span=span))
@@ -138,8 +138,10 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
     return runs
 
 
-def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[str, ...]) -> GuestOutcome:
-    """One kernel's outcome from its boots: the first, and the fresh ones that carried on after a crash."""
+def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[str, ...],
+                  repeat: int | None = None) -> GuestOutcome:
+    """One kernel's outcome from its boots: the first, and the fresh ones that carried on after a crash; with
+    `repeat`, each case must have been reported that many times."""
     runs = [run for boot in boots for run in case_runs(boot)]
     last = boots[-1]
     ran = {(run.privilege, run.program) for boot in boots for run in boot.report.runs}
@@ -150,9 +152,11 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                 continue
             if last.status != "ok":
                 cut_off = Verdict.TIMEOUT if last.status == "timeout" else Verdict.BOOT_FAILED
-                runs.append(CaseRun(program, privilege, cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}", {}))
+                runs.append(CaseRun(program, privilege, cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}", {},
+                                    reported=False))
             else:
-                runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {}))
+                runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {},
+                                    reported=False))
 
     pass_seconds: dict[str, float] = {}
     for run in (run for boot in boots for run in boot.report.runs):
@@ -170,15 +174,15 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                       [w for b in boots for w in b.report.warnings], len(boots))
     release = next((b.report.release for b in boots if b.report.release), None)
     paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
-    return GuestOutcome(release, boot, combine(runs), paranoid, skipped,
+    return GuestOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
                         splats=[s for b in boots for s in b.splats],
                         version=next((b.report.version for b in boots if b.report.version), ""))
 
 
 def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privileges: tuple[str, ...],
-              timeout_s: float) -> GuestOutcome:
+              timeout_s: float, repeat: int | None = None) -> GuestOutcome:
     """One boot (or one run on a host, one lab job) turned into the kernel's outcome."""
-    return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges)
+    return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges, repeat)
 
 
 def boot_arguments(config: GuestConfig, mode: str = "run", resume: str = "") -> tuple[str, ...]:
@@ -232,4 +236,4 @@ def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestCo
         with console_log.open("a") as log:
             log.write(resumed_log.read_text(errors="replace") if resumed_log.exists() else "")
         resumed_log.unlink(missing_ok=True)
-    return combine_boots(boots, programs, privileges)
+    return combine_boots(boots, programs, privileges, config.repeat)

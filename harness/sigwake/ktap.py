@@ -143,11 +143,19 @@ class GuestRun:
     console_end: int = 0
     tainted_before: str = ""  # /proc/sys/kernel/tainted as it started and as it ended ("": not said)
     tainted_after: str = ""
+    index: int = 1  # which run of its case in its pass (1 for the first)
+
+    @property
+    def name(self) -> str:
+        """The name its result line must carry: "program.case [pass run k]" (the guest's case loop)."""
+        return f"{self.program}{'.' + self.case if self.case else ''} [{self.privilege} run {self.index}]"
 
     def problem(self) -> tuple[Verdict, str] | None:
         """What ended the program abnormally, if anything did."""
         if self.result is None:
             return Verdict.ERROR, "the guest never reported how this program ended"
+        if self.result.name != self.name:  # a result for another run (or pass) is no result for this one
+            return Verdict.ERROR, f"the result line names {self.result.name!r}, the run in progress was {self.name!r}"
         if self.result.directive == "TIMEOUT":
             return Verdict.TIMEOUT, f"killed by the guest at its deadline: {self.result.why}"
         return None
@@ -178,6 +186,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
     current: GuestRun | None = None
     privilege = "root"
     tainted = ""  # the last value the guest said
+    started: dict[tuple[str, str, str | None], int] = {}  # runs begun per pass, program and case
     sub: list[str] = []
     for index, line in enumerate(payloads):
         if line.startswith(SUBTEST_INDENT):
@@ -202,7 +211,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
         elif key == "sigwake.start":
             where = console_lines[index] if console_lines else 0
             current, sub = GuestRun(value, privilege, console_line=where, tainted_before=tainted,
-                                    tainted_after=tainted), []
+                                    tainted_after=tainted, index=started.get((privilege, value, None), 0) + 1), []
             report.runs.append(current)
         elif key == "sigwake.tainted":
             tainted = value
@@ -210,6 +219,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
                 current.tainted_after = value
         elif key == "sigwake.case" and current is not None:
             current.case = value
+            current.index = started.get((current.privilege, current.program, value), 0) + 1
         elif key == "sigwake.exit" and current is not None:
             current.exit_code = int(value)
         elif key == "sigwake.duration_us" and current is not None:
@@ -221,6 +231,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
         elif line.startswith("1.."):
             report.plan = int(line[3:].split()[0])
         elif (result := parse_result(line)) is not None and current is not None:
+            started[(current.privilege, current.program, current.case)] = current.index
             current.result = result
             current.console_end = console_lines[index] if console_lines else 0
             current.document = parse_program(sub) if sub else ProgramDocument(problems=["printed nothing"])

@@ -100,7 +100,8 @@ def read_back(log_text: str, job: PreparedJob, programs: list[str], config: Gues
     ended = "; ".join(filter(None, [waited.ended, log.error]))
     seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else 0.0
     outcome = qemu.BootOutcome(log.console, None, waited.timed_out, seconds, "", ended=ended)
-    judged = interpret(outcome, job.token, programs, config.privileges, config.timeout_for(len(programs)))
+    judged = interpret(outcome, job.token, programs, config.privileges, config.timeout_for(len(programs)),
+                       config.repeat)
     if judged.boot.status == "ok" and waited.state is not None and waited.state.health != "Complete":
         judged.boot.detail = ended  # the init reported in full, but LAVA judged the job otherwise: say so
     return judged

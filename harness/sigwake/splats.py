@@ -15,6 +15,7 @@ from .model import Splat
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")  # printk's "[    5.960677] "
 FRAME_LINE = re.compile(r"SIGWAKE [0-9a-f]+ \d+ [0-9a-f]{8} ")  # the guest's framed KTAP: never part of a report
+SPLICED = re.compile(r"\[\s*\d+\.\d+\] ")  # a kernel line the console printed into the middle of a frame
 END_TRACE = re.compile(r"---\[ end (trace|Kernel panic)")  # how a WARNING, an Oops or a panic ends
 END_KASAN = re.compile(r"^={20,}")
 MAX_LINES = 120  # a report longer than this is cut (its title comes from its first lines)
@@ -138,9 +139,12 @@ def find(console: str) -> list[Splat]:
     current: _Open | None = None
     since_frame = True  # a framed line came after the last report: a panic then is a report of its own
     for number, raw in enumerate(console.replace("\r", "").split("\n"), start=1):
-        if FRAME_LINE.search(raw):
+        if (frame := FRAME_LINE.search(raw)) is not None:
             since_frame = True
-            continue
+            spliced = SPLICED.search(raw, frame.end())
+            if spliced is None:
+                continue
+            raw = raw[spliced.start():]  # the kernel's line, without the frame it landed in
         text = TIMESTAMP.sub("", raw)
         started = _start(text)
         if started is not None and current is not None:

@@ -21,13 +21,13 @@ def outcome(console: str, exit_code: int | None = 0, timed_out: bool = False, st
 HEADER = ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=1300", "1..2"]
 POLL_RUN = ["# sigwake.start=watermark_poll", "    KTAP version 1", "    1..1", "    # pollin=1",
             "    # verdict=delivered", "    ok 1 watermark_poll", "# sigwake.duration_us=20000", "# sigwake.exit=0",
-            "ok 1 watermark_poll"]
+            "ok 1 watermark_poll [root run 1]"]
 
 
 def test_a_complete_report() -> None:
     sigio = ["# sigwake.start=watermark_sigio", "    KTAP version 1", "    1..1", "    # signals=0",
              "    # verdict=not-delivered", "    not ok 1 watermark_sigio", "# sigwake.duration_us=110000",
-             "# sigwake.exit=1", "not ok 2 watermark_sigio"]
+             "# sigwake.exit=1", "not ok 2 watermark_sigio [root run 1]"]
     got = interpret(outcome(console_of(HEADER + POLL_RUN + sigio + ["# sigwake.done=2"])), TOKEN, NAMES, ("root",), 60)
     assert got.release == "6.1.0-57-amd64"
     assert got.boot.status == "ok" and got.boot.init_uptime_ms == 1300
@@ -70,14 +70,15 @@ def test_a_forged_report_from_another_token_counts_for_nothing() -> None:
     assert {r.verdict for r in got.reproducers} == {Verdict.BOOT_FAILED}
 
 
-def sigio_run(verdict: str, result: str) -> list[str]:
+def sigio_run(verdict: str, result: str, run: int = 1) -> list[str]:
     return ["# sigwake.start=watermark_sigio", "    KTAP version 1", "    1..1", f"    # verdict={verdict}",
             f"    {result} 1 watermark_sigio", "# sigwake.duration_us=100000",
-            f"# sigwake.exit={0 if result == 'ok' else 1}", f"{result} 1 watermark_sigio"]
+            f"# sigwake.exit={0 if result == 'ok' else 1}", f"{result} {run} watermark_sigio [root run {run}]"]
 
 
 def test_repeated_runs_that_disagree_are_flaky_with_counts() -> None:
-    runs = sigio_run("delivered", "ok") * 3 + sigio_run("not-delivered", "not ok") * 2
+    runs = [line for k in range(1, 6) for line in sigio_run(*(("delivered", "ok") if k <= 3 else
+                                                              ("not-delivered", "not ok")), k)]
     header = ["KTAP version 1", "# sigwake.release=6.12.1", "1..5"]
     got = interpret(outcome(console_of(header + runs + ["# sigwake.done=5"])), TOKEN, ["watermark_sigio"], ("root",), 60)
     (result,) = got.reproducers
@@ -88,7 +89,7 @@ def test_repeated_runs_that_disagree_are_flaky_with_counts() -> None:
 
 def test_unanimous_repeats_keep_their_verdict() -> None:
     header = ["KTAP version 1", "# sigwake.release=6.1.0", "1..5"]
-    runs = sigio_run("not-delivered", "not ok") * 5
+    runs = [line for k in range(1, 6) for line in sigio_run("not-delivered", "not ok", k)]
     got = interpret(outcome(console_of(header + runs + ["# sigwake.done=5"])), TOKEN, ["watermark_sigio"], ("root",), 60)
     assert got.reproducers[0].verdict is Verdict.NOT_DELIVERED and got.reproducers[0].runs == {"not-delivered": 5}
 
@@ -107,31 +108,60 @@ def one_run(run: list[str]) -> Verdict:
 
 
 def test_a_program_that_prints_no_case_is_an_error_with_its_exit_status() -> None:
-    silent = one_run(run_with([], "# sigwake.exit=0", "ok 1 watermark_sigio"))
+    silent = one_run(run_with([], "# sigwake.exit=0", "ok 1 watermark_sigio.watermark_sigio [root run 1]"))
     assert silent.verdict is Verdict.ERROR and "reported no case" in silent.reason and "exit 0" in silent.reason
-    unknown_case = one_run(run_with([], "# sigwake.exit=2", "not ok 1 watermark_sigio"))
+    unknown_case = one_run(run_with([], "# sigwake.exit=2", "not ok 1 watermark_sigio.watermark_sigio [root run 1]"))
     assert unknown_case.verdict is Verdict.ERROR and "exit 2" in unknown_case.reason
     partial = one_run(run_with(["KTAP version 1", "1..2", "# verdict=delivered", "ok 1 watermark_sigio"],
-                               "# sigwake.exit=0", "ok 1 watermark_sigio"))
+                               "# sigwake.exit=0", "ok 1 watermark_sigio.watermark_sigio [root run 1]"))
     assert partial.verdict is Verdict.ERROR and "planned 2 cases, reported 1" in partial.reason
 
 
 def test_a_program_must_report_the_case_it_was_asked_for() -> None:
-    other = one_run(run_with(["KTAP version 1", "1..1", "# verdict=delivered", "ok 1 watermark_poll"],
-                             "# sigwake.exit=0", "ok 1 watermark_sigio"))
+    other = one_run(run_with(["KTAP version 1", "1..1", "# verdict=delivered", "ok 1 watermark_poll [root run 1]"],
+                             "# sigwake.exit=0", "ok 1 watermark_sigio.watermark_sigio [root run 1]"))
     assert other.verdict is Verdict.ERROR and "asked for case watermark_sigio" in other.reason
 
 
 def test_an_exit_status_that_contradicts_the_verdicts_is_an_error() -> None:
     document = ["KTAP version 1", "1..1", "# verdict=delivered", "ok 1 watermark_sigio"]
-    liar = one_run(run_with(document, "# sigwake.exit=1", "not ok 1 watermark_sigio"))
+    liar = one_run(run_with(document, "# sigwake.exit=1", "not ok 1 watermark_sigio.watermark_sigio [root run 1]"))
     assert liar.verdict is Verdict.ERROR and "exit code 1 contradicts" in liar.reason
-    honest = one_run(run_with(document, "# sigwake.exit=0", "ok 1 watermark_sigio"))
+    honest = one_run(run_with(document, "# sigwake.exit=0", "ok 1 watermark_sigio.watermark_sigio [root run 1]"))
     assert honest.verdict is Verdict.DELIVERED
 
 
 def test_a_program_killed_after_its_verdict_is_an_error_that_says_so() -> None:
     document = ["KTAP version 1", "1..1", "# verdict=delivered", "ok 1 watermark_sigio"]
-    killed = one_run(run_with(document, "# sigwake.duration_us=1", "not ok 1 watermark_sigio # ERROR killed by signal 29"))
+    killed = one_run(run_with(document, "# sigwake.duration_us=1", "not ok 1 watermark_sigio.watermark_sigio [root run 1] # ERROR killed by signal 29"))
     assert killed.verdict is Verdict.ERROR and "killed by signal 29" in killed.reason
     assert killed.evidence["ended"] == "killed by signal 29"
+
+
+def test_a_result_line_for_another_pass_or_run_is_no_result() -> None:
+    header = ["KTAP version 1", "# sigwake.release=6.12.1", "1..1"]
+    run = sigio_run("delivered", "ok")
+    run[-1] = "ok 1 watermark_sigio [user-paranoid1 run 1]"  # the pass in progress is root
+    got = interpret(outcome(console_of(header + run + ["# sigwake.done=1"])), TOKEN, ["watermark_sigio"], ("root",), 60)
+    (result,) = got.reproducers
+    assert result.verdict is Verdict.ERROR and "the run in progress was 'watermark_sigio [root run 1]'" in result.reason
+
+
+def test_a_case_reported_fewer_times_than_asked_is_an_error() -> None:
+    header = ["KTAP version 1", "# sigwake.release=6.12.1", "1..2"]
+    runs = sigio_run("delivered", "ok", 1) + sigio_run("delivered", "ok", 2)
+    got = interpret(outcome(console_of(header + runs + ["# sigwake.done=2"])), TOKEN, ["watermark_sigio"], ("root",),
+                    60, repeat=3)
+    (result,) = got.reproducers
+    assert result.verdict is Verdict.ERROR and result.reason == "2 runs reported where 3 were asked"
+    assert interpret(outcome(console_of(header + runs + ["# sigwake.done=2"])), TOKEN, ["watermark_sigio"],
+                     ("root",), 60, repeat=2).reproducers[0].verdict is Verdict.DELIVERED
+
+
+def test_a_far_ahead_sequence_number_cannot_shut_out_the_frames_after_it() -> None:
+    # Were the token known, one frame numbered far ahead would make every genuine frame after it look replayed.
+    payloads = HEADER + POLL_RUN + ["# sigwake.done=1"]
+    genuine = [frame_line(TOKEN, i, p) for i, p in enumerate(payloads)]
+    forged = frame_line(TOKEN, 999999, "ok 1 forged")
+    got = interpret(outcome("".join(genuine[:3] + [forged] + genuine[3:])), TOKEN, ["watermark_poll"], ("root",), 60)
+    assert got.boot.rejected_frames == 1 and got.reproducers[0].verdict is Verdict.DELIVERED

@@ -78,9 +78,11 @@ def guest(*runs: list[str], done: int | None = None, header: list[str] | None = 
     return lines
 
 
-def run_of(name: str, number: int, body: list[str], result: str) -> list[str]:
+def run_of(name: str, number: int, body: list[str], result: str, privilege: str = "root") -> list[str]:
+    """A run as the guest reports it; its result line gets the name the case loop gives it."""
     exit_line = [] if "# ERROR" in result or "# TIMEOUT" in result else [f"# sigwake.exit={0 if result.startswith('ok') else 1}"]
-    return [f"# sigwake.start={name}", *("    " + b for b in body), "# sigwake.duration_us=1500", *exit_line, result]
+    named = result.replace(f" {number} {name}", f" {number} {name} [{privilege} run 1]", 1)
+    return [f"# sigwake.start={name}", *("    " + b for b in body), "# sigwake.duration_us=1500", *exit_line, named]
 
 
 def test_guest_report_nests_each_run() -> None:
@@ -102,7 +104,8 @@ def test_guest_report_nests_each_run() -> None:
 def test_privilege_passes_label_their_runs() -> None:
     header = ["KTAP version 1", "# sigwake.pass=root", "# sigwake.paranoid=3"]
     body = run_of("watermark_sigio", 1, NOT_DELIVERED, "not ok 1 watermark_sigio")
-    lines = guest(body, body, header=header)
+    lines = guest(body, run_of("watermark_sigio", 1, NOT_DELIVERED, "not ok 1 watermark_sigio", "user-paranoid1"),
+                  header=header)
     second_pass = lines.index(body[0], lines.index(body[-1]))
     lines[second_pass:second_pass] = ["# sigwake.pass=user-paranoid1", "# sigwake.paranoid=1"]
     report = parse_guest(lines)

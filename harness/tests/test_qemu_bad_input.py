@@ -119,6 +119,7 @@ def test_a_reproducer_cannot_forge_the_consoles_frames(tmp_path: Path, built, te
     forge = {r.privilege: r.evidence for r in got.reproducers if r.name == "forge"}
     for privilege, found in forge.items():  # the token is nowhere a reproducer can read it, root included
         assert found["cmdline_token"] == 0 and found["token_file_readable"] == 0, (privilege, found)
+        assert found["init_memory_readable"] == 0, (privilege, found)  # PID 1 is not dumpable, no CAP_SYS_PTRACE
         assert found["stdin_is_console"] == 0, (privilege, found)
     unprivileged = forge["user-paranoid2"]
     assert unprivileged["console_openable"] == 0 and unprivileged["serial_openable"] == 0, unprivileged

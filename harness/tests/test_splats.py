@@ -60,10 +60,10 @@ def test_a_report_interleaved_with_frames_is_read_whole_and_given_to_the_case_th
     warning = (DATA / "warning.log").read_text().splitlines()
     body = ["KTAP version 1", "1..2", "# sigwake.tainted=0", "# sigwake.pass=root",
             "# sigwake.start=watermark_poll", "# sigwake.case=watermark_poll", "# sigwake.exit=0",
-            "ok 1 watermark_poll.watermark_poll",
+            "ok 1 watermark_poll.watermark_poll [root run 1]",
             "# sigwake.start=watermark_sigio", "# sigwake.case=watermark_sigio", *warning[:6],
             "    KTAP version 1",  # a frame torn into the report: the report goes on around it
-            *warning[6:], "# sigwake.exit=0", "# sigwake.tainted=512", "ok 2 watermark_sigio.watermark_sigio",
+            *warning[6:], "# sigwake.exit=0", "# sigwake.tainted=512", "ok 2 watermark_sigio.watermark_sigio [root run 1]",
             "# sigwake.done=2"]
     text = guest_console("c0ffee", body)
     unframed = console.unframe(text, "c0ffee")
@@ -89,3 +89,22 @@ def test_the_committed_cloud_kernel_crash_is_read_back_from_its_console_log() ->
     assert splat.title == "PANIC: double fault in kmem_cache_alloc_noprof" and splat.fatal
     assert (splat.privilege, splat.case) == ("user-paranoid1", "set_output_sigio_fasync_on_source")
     assert "alloc_pid" in splat.report and "Kernel panic - not syncing" in splat.report
+
+
+def test_a_kernel_line_inside_a_frame_is_read_and_the_frame_mended() -> None:
+    # As a 6.12 guest printed it: "random: crng init done" landed inside a frame, before the frame's newline.
+    # Here a WARNING's first line lands in one frame and a plain message splits another across two lines.
+    body = [frame_line("ab", 0, "# sigwake.start=watermark_sigio").rstrip("\n"),
+            frame_line("ab", 1, "# sigwake.case=watermark_sigio").rstrip("\n") +
+            "[   14.972385] WARNING: CPU: 0 PID: 9 at kernel/events/core.c:6841 perf_event_wakeup+0x8e/0xa0\n",
+            "[   14.972390] ---[ end trace 0000000000000000 ]---",
+            frame_line("ab", 2, "# sigwake.exit=0")[:30] + "[   14.98] random: crng init done\n" +
+            frame_line("ab", 2, "# sigwake.exit=0")[30:].rstrip("\n"),
+            frame_line("ab", 3, "ok 1 watermark_sigio.watermark_sigio [root run 1]").rstrip("\n")]
+    text = "\n".join(body) + "\n"
+    unframed = console.unframe(text, "ab")
+    assert unframed.payloads == ["# sigwake.start=watermark_sigio", "# sigwake.case=watermark_sigio",
+                                 "# sigwake.exit=0", "ok 1 watermark_sigio.watermark_sigio [root run 1]"]
+    assert (unframed.rejected, unframed.missing) == (0, [])
+    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    assert (splat.title, splat.case) == ("WARNING in perf_event_wakeup", "watermark_sigio")

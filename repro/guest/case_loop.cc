@@ -166,9 +166,9 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         if (tracer != nullptr) {
           for (const auto& [function, value] : tracer->counts()) line("# sigwake.kernel_path." + function + "=" + value);
         }
-        // Unique per run: program.case, and which run of it when a case repeats.
-        std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "");
-        if (config.repeat > 1) name += " run " + std::to_string(run + 1);
+        // Unique per run, and checked by the harness: program.case, its pass and which run of it.
+        const std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "") + " [" + pass.name + " run " +
+                                 std::to_string(run + 1) + "]";
         line(result_line(++number, name, outcome));
       }
     }

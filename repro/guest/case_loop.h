@@ -56,7 +56,7 @@ struct PassHooks {
 // `# sigwake.start=`, `# sigwake.case=`, the program's KTAP as an indented
 // subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.tainted=`
 // (when it changed), `# sigwake.kernel_path.*=` (with a tracer), the result
-// line; and `# sigwake.done=<runs>` last.
+// line, named "program.case [pass run k]"; and `# sigwake.done=<runs>` last.
 void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
                const std::function<void(const std::string&)>& line);
 

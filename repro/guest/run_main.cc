@@ -8,6 +8,7 @@
 // the unprivileged passes need root (to become uid 65534), a path uid 65534 can
 // reach, and the host's own perf_event_paranoid (sigwake never changes it).
 // The kernel-path tracer follows every run when running as root.
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
     print_protocol();
     return 0;
   }
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // the token it read is closed to the reproducers (see init.cc)
   sigwake::LoopConfig config;
   config.budget = std::chrono::milliseconds(sigwake::protocol::kDefaultTimeoutMs);
   config.repeat = sigwake::protocol::kDefaultRepeat;

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,24 @@
 #include "../lib/errors.h"
 
 namespace sigwake {
+namespace {
+
+// A root-pass reproducer keeps what perf (CAP_PERFMON, or CAP_SYS_ADMIN before 5.8), BPF (CAP_BPF), the ring
+// buffer's locked memory (CAP_IPC_LOCK) and libbpf's memlock bump (CAP_SYS_RESOURCE) need, and nothing else:
+// without CAP_SYS_PTRACE it cannot read PID 1's memory (PID 1 is not dumpable), so the token cannot leak.
+// Dropped from the bounding set, so the exec'd program never has them.
+void drop_capabilities() {
+  constexpr int kPerfmon = 38, kBpf = 39;  // named in linux/capability.h from 5.8 on
+  constexpr int kKeep[] = {CAP_SYS_ADMIN, CAP_IPC_LOCK, CAP_SYS_RESOURCE, kPerfmon, kBpf};
+  for (int cap = 0; cap < 64; ++cap) {
+    bool keep = cap == CAP_SETPCAP;  // needed to drop the others: dropped last
+    for (int k : kKeep) keep = keep || cap == k;
+    if (!keep) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);  // EINVAL past the kernel's last capability
+  }
+  prctl(PR_CAPBSET_DROP, CAP_SETPCAP, 0, 0, 0);
+}
+
+}  // namespace
 
 RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid,
                              const std::function<void(pid_t)>& started) {
@@ -42,6 +62,7 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
     close_range(3, ~0U, 0);
     setpgid(0, 0);  // its own group, so a deadline kill reaches anything it forked
     if (uid >= 0 && (setgroups(0, nullptr) != 0 || setgid(uid) != 0 || setuid(uid) != 0)) _exit(126);
+    if (uid < 0) drop_capabilities();
     execv(args[0], args.data());
     _exit(127);
   }

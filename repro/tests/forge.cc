@@ -1,8 +1,8 @@
 // A reproducer that tries to forge the guest's console frames: it looks for the
-// boot token where a process could find it (the command line, the token file)
-// and for a way onto the console (its stdin, /dev/console, /dev/ttyS0), and
-// writes a frame with a far-ahead sequence number wherever it can. It reports
-// what it found; the guest's real frames must survive it.
+// boot token where a process could find it (the command line, the token file,
+// PID 1's memory) and for a way onto the console (its stdin, /dev/console,
+// /dev/ttyS0), and writes a frame with a far-ahead sequence number wherever it
+// can. It reports what it found; the guest's real frames must survive it.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   const bool cmdline_token = !token.empty();
   const std::string file_token = token_in("/sigwake/token");
   if (token.empty()) token = file_token;
+  // PID 1's memory holds the token: root could read it through /proc/1/mem if PID 1 were dumpable or the
+  // reproducer kept CAP_SYS_PTRACE.
+  const int init_memory = open("/proc/1/mem", O_RDONLY | O_CLOEXEC);
   const bool stdin_console = is_console(STDIN_FILENO);
   const int console = open("/dev/console", O_WRONLY | O_NOCTTY);
   const int serial = open("/dev/ttyS0", O_WRONLY | O_NOCTTY);
@@ -52,8 +55,9 @@ int main(int argc, char** argv) {
   for (int fd : {stdin_console ? STDIN_FILENO : -1, console, serial}) {
     if (fd >= 0) written += write(fd, forged.data(), forged.size()) == static_cast<ssize_t>(forged.size());
   }
-  std::printf("KTAP version 1\n1..1\n# cmdline_token=%d\n# token_file_readable=%d\n# stdin_is_console=%d\n"
-              "# console_openable=%d\n# serial_openable=%d\n# forged_frames_written=%d\n# verdict=measured\nok 1 forge\n",
-              cmdline_token, !file_token.empty(), stdin_console, console >= 0, serial >= 0, written);
+  std::printf("KTAP version 1\n1..1\n# cmdline_token=%d\n# token_file_readable=%d\n# init_memory_readable=%d\n"
+              "# stdin_is_console=%d\n# console_openable=%d\n# serial_openable=%d\n# forged_frames_written=%d\n"
+              "# verdict=measured\nok 1 forge\n",
+              cmdline_token, !file_token.empty(), init_memory >= 0, stdin_console, console >= 0, serial >= 0, written);
   return 0;
 }
