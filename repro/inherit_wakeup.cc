@@ -12,6 +12,11 @@
 //  - overflow: the writer's task-clock samples overflow the child event; the ring
 //    never wakes, so only __perf_event_overflow() on the child can signal, and
 //    perf_event_fasync() sends that to the parent event's owner.
+// On one CPU perf may swap equivalent contexts at a context switch
+// (perf_event_context_sched_out), leaving the writer with the parent event
+// itself: every record carries PERF_SAMPLE_STREAM_ID, the id of the event that
+// wrote it, and one written by the parent event (its PERF_EVENT_IOC_ID) is an
+// error, as is one from the stopped task.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,16 +36,19 @@ namespace {
 
 struct Origins {
   int from_writer = 0, from_task = 0;
+  int by_the_parent_event = 0;  // written by the event we opened, not by an inherited child
 };
 
-// Which task wrote each MMAP record or sample: the writer, or the task itself.
-Origins origins(const RecordRead& read, pid_t task) {
+// Which task wrote each MMAP record or sample (the writer, or the task itself), and which event did.
+Origins origins(const RecordRead& read, pid_t task, std::uint64_t parent_id) {
   Origins o;
   for (const Record& record : read.records) {
     std::optional<std::uint32_t> pid;
     if (const auto mmap = parse_mmap(record)) pid = mmap->pid;
     if (const auto sample = parse_ip_tid_sample(record)) pid = sample->pid;
-    if (pid) (*pid == static_cast<std::uint32_t>(task) ? o.from_task : o.from_writer) += 1;
+    if (!pid) continue;
+    (*pid == static_cast<std::uint32_t>(task) ? o.from_task : o.from_writer) += 1;
+    o.by_the_parent_event += trailing_stream_id(record) == parent_id;
   }
   return o;
 }
@@ -61,6 +69,8 @@ Seen observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, u
   });
   close(writer_pipe[1]);
   attr.inherit = 1;
+  attr.sample_type |= PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID;  // STREAM_ID last: trailing_stream_id()
+  attr.sample_id_all = 1;
   PerfEvent event = PerfEvent::open(attr, task.pid(), 0);
   event.request_signals(getpid(), SIGIO);
   RingBuffer ring = RingBuffer::map(event.fd(), ring_log2);
@@ -81,13 +91,18 @@ Seen observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, u
   sigio.wait_for(1, Deadline(kSignalGrace));
 
   const RecordRead read = ring.consume();
-  const Origins o = origins(read, task.pid());
+  const Origins o = origins(read, task.pid(), event.id());
   add_record_evidence(report, read);
   report.add("records_from_the_writer", static_cast<long long>(o.from_writer));
   report.add("records_from_the_task", static_cast<long long>(o.from_task));
+  report.add("records_by_the_parent_event", static_cast<long long>(o.by_the_parent_event));
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
   if (o.from_task > 0) throw ReproError("the stopped task wrote records: the inherited path is not isolated");
+  if (o.by_the_parent_event > 0) {
+    throw ReproError("the parent event wrote records (contexts swapped at a context switch): the inherited path "
+                     "is not isolated");
+  }
   return {o.from_writer, (revents & POLLIN) != 0, sigio.count()};
 }
 

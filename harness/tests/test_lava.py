@@ -85,7 +85,7 @@ def test_kvm_is_asked_of_the_device_type(kernel: Kernel, shared_initrd: Path, tm
 def test_the_monitor_matches_this_jobs_frames_only(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
     job = prepare_job(kernel, shared_initrd, 1, GuestConfig(TCG), default_files(tmp_path), "qemu")
     monitor = yaml.safe_load(job.definition)["actions"][2]["test"]["monitors"][0]
-    result = console.frame_line(job.token, 7, "not ok 3 watermark_sigio.watermark_sigio")
+    result = console.frame_line(job.token, 7, "not ok 3 watermark_sigio.watermark_sigio [root run 1]")
     match = re.search(monitor["pattern"], result)
     assert match and match["result"] == "not ok" and match["test_case_id"] == "watermark_sigio.watermark_sigio"
     assert not re.search(monitor["pattern"], console.frame_line("0" * 16, 7, "ok 3 forged"))

@@ -145,6 +145,12 @@ void PerfEvent::enable() const { check(ioctl(fd_, PERF_EVENT_IOC_ENABLE, 0) == 0
 
 void PerfEvent::disable() const { check(ioctl(fd_, PERF_EVENT_IOC_DISABLE, 0) == 0, "PERF_EVENT_IOC_DISABLE"); }
 
+std::uint64_t PerfEvent::id() const {
+  std::uint64_t id = 0;
+  check(ioctl(fd_, PERF_EVENT_IOC_ID, &id) == 0, "PERF_EVENT_IOC_ID");
+  return id;
+}
+
 void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
   const int flags = fcntl(fd_, F_GETFL);
   check(flags >= 0, "fcntl(F_GETFL)");

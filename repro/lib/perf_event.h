@@ -5,6 +5,7 @@
 #include <linux/perf_event.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 
 namespace sigwake {
@@ -29,6 +30,9 @@ class PerfEvent {
 
   void enable() const;
   void disable() const;
+
+  // PERF_EVENT_IOC_ID: the id the kernel writes for this event (PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID).
+  std::uint64_t id() const;
 
   // FASYNC delivery to the process `owner` (F_SETOWN), or to that one thread
   // (F_SETOWN_EX, F_OWNER_TID), with signal `signo` named by F_SETSIG; signo 0

@@ -67,6 +67,11 @@ std::optional<IpTidSample> parse_ip_tid_sample(const Record& record) {
                      load<std::uint32_t>(record, at + 12)};
 }
 
+std::optional<std::uint64_t> trailing_stream_id(const Record& record) {
+  if (record.bytes.size() < sizeof(perf_event_header) + sizeof(std::uint64_t)) return std::nullopt;
+  return load<std::uint64_t>(record, record.bytes.size() - sizeof(std::uint64_t));
+}
+
 int count_mmaps_of(const RecordRead& read, std::uint64_t address, std::uint32_t tid) {
   int found = 0;
   for (const Record& record : read.records) {

@@ -49,6 +49,12 @@ struct IpTidSample {
 };
 std::optional<IpTidSample> parse_ip_tid_sample(const Record& record);
 
+// The last 8 bytes of a record: its PERF_SAMPLE_STREAM_ID, where the event's sample_type ends with it (a
+// sample's last field, or with sample_id_all the last of a non-sample record's sample_id trailer). The
+// kernel writes there the id of the event that wrote the record (an inherited child's own id; PERF_SAMPLE_ID
+// says its parent's).
+std::optional<std::uint64_t> trailing_stream_id(const Record& record);
+
 const char* record_type_name(std::uint32_t type);
 
 }  // namespace sigwake

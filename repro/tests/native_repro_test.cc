@@ -176,6 +176,7 @@ TEST(NativeRepro, InheritedWatermarkRecordsComeFromTheWriterAlone) {
   const Case c = run_native("inherit_wakeup").cases["inherit_wakeup_watermark"];
   EXPECT_EQ(c.get("records_from_the_writer"), "1") << c.get("record_types");
   EXPECT_EQ(c.get("records_from_the_task"), "0");
+  EXPECT_EQ(c.get("records_by_the_parent_event"), "0");  // an inherited child wrote it, not the event we opened
   EXPECT_EQ(c.get("record_types"), "MMAP");  // no FORK record: the event was disabled across the fork
 }
 

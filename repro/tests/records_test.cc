@@ -138,5 +138,15 @@ TEST(ParseSample, ReadsIpAndTid) {
   EXPECT_FALSE(parse_mmap(record).has_value());
 }
 
+TEST(ReadRecords, TheStreamIdIsARecordsLastEightBytes) {
+  // A sample with IP, TID, ID, STREAM_ID: its last field names the event that wrote it.
+  Record sample{PERF_RECORD_SAMPLE, 0, std::vector<std::byte>(sizeof(perf_event_header) + 32)};
+  const std::uint64_t writer = 0x1234567890ULL;
+  std::memcpy(sample.bytes.data() + sample.bytes.size() - 8, &writer, 8);
+  EXPECT_EQ(trailing_stream_id(sample), writer);
+  Record empty{PERF_RECORD_SAMPLE, 0, std::vector<std::byte>(sizeof(perf_event_header))};
+  EXPECT_FALSE(trailing_stream_id(empty).has_value());
+}
+
 }  // namespace
 }  // namespace sigwake
