@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "deadline.h"
@@ -41,8 +42,10 @@ class SignalCapture {
   bool wait_for(int n, const Deadline& deadline, int stop_fd = -1) const;
 
   // Counts a burst: waits up to `grace` for a first delivery, then `settle`
-  // longer for any that follow (or until `most` have come). Returns the count.
-  int collect(std::chrono::nanoseconds grace, std::chrono::nanoseconds settle, int most = kLogged) const;
+  // longer for any that follow (or until `most` have come; by default every
+  // one, past the kLogged kept in detail). Returns the count.
+  int collect(std::chrono::nanoseconds grace, std::chrono::nanoseconds settle,
+              int most = std::numeric_limits<int>::max()) const;
 
   // Lets an already pending signal run its handler now, without sleeping.
   void accept_pending() const;

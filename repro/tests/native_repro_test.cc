@@ -180,6 +180,15 @@ TEST(NativeRepro, InheritedWatermarkRecordsComeFromTheWriterAlone) {
   EXPECT_EQ(c.get("record_types"), "MMAP");  // no FORK record: the event was disabled across the fork
 }
 
+TEST(NativeRepro, SetsigOverflowStopsNearItsThreeSamplesAndCatchesAFallback) {
+  // Bounded like the other overflow cases, so no burst overflows the real-time queue into plain SIGIO.
+  const Case c = run_native("setsig_siginfo").cases["setsig_siginfo_overflow"];
+  EXPECT_EQ(c.verdict(), "delivered") << c.get("reason");
+  EXPECT_GE(std::stoi(c.get("records")), 3);
+  EXPECT_LE(std::stoi(c.get("records")), 8) << "the sampling loop overran";
+  EXPECT_EQ(c.get("fallback_sigio"), "0");
+}
+
 TEST(NativeRepro, WatermarkPollIsWoken) {
   const Case c = run_native("watermark_poll").cases["watermark_poll"];
   EXPECT_EQ(c.verdict(), "delivered") << c.get("reason");
