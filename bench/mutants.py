@@ -6,6 +6,13 @@ and compared with the unpatched kernel. One row per mutant: the cases that
 changed and how, detected or survived; then the score.
 
     bench/mutants.py [--mutant NAME ...] [--repeat N] [--passes P,...] [--jobs N]
+
+With --generate, the mutants are not these patches but generated over the whole
+signal path by Coccinelle (harness/sigwake/mutagen.py): at most --per-group per
+function and operator, each judged once (records kept under the cache, so an
+interrupted score resumes), the score written to results/mutants/ (score.json,
+score.md: per function and operator, every survivor's diff); survivors explained
+in bench/mutants/equivalent.tsv count as equivalent.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from sigwake.build import KernelBuilder  # noqa: E402
 from sigwake.cli import REPO, default_cache  # noqa: E402
 from sigwake.guest import PRIVILEGES, GuestConfig  # noqa: E402
 from sigwake.kernels import KernelCache  # noqa: E402
+from sigwake.mutagen import MutagenError  # noqa: E402
+from sigwake.mutant_score import equivalents, judged, render, score_generated, write_score  # noqa: E402
 from sigwake.mutants import BaseBootError, score, table  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
 
@@ -34,6 +43,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--passes", default=",".join(PRIVILEGES))
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--generate", action="store_true", help="generated mutants over the whole path")
+    parser.add_argument("--per-group", type=int, default=2, help="with --generate: per function and operator")
+    parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
     patches = sorted(p for p in MUTANTS.glob("*.patch") if not args.mutant or p.stem in args.mutant)
@@ -43,10 +55,18 @@ def main() -> int:
     builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
     config = GuestConfig(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
     start = time.monotonic()
+    fragments = tuple(kconfig.default_fragments(REPO / "kernel-configs"))
     try:
-        results = score(builder, tree, tuple(kconfig.default_fragments(REPO / "kernel-configs")), patches, built,
-                        config, cache / "mutants", progress)
-    except BaseBootError as e:
+        if args.generate:
+            records = score_generated(builder, tree, fragments, built, config, cache / "generated-mutants", progress,
+                                      args.per_group)
+            records = judged(records, equivalents(MUTANTS / "equivalent.tsv"))
+            for path in write_score(args.results, records, time.monotonic() - start):
+                print(path)
+            print(render(records, time.monotonic() - start).split("\n\n")[1])
+            return 0
+        results = score(builder, tree, fragments, patches, built, config, cache / "mutants", progress)
+    except (BaseBootError, MutagenError) as e:
         print(f"bench/mutants.py: {e}", file=sys.stderr)
         return 3
     print(table(results))

@@ -86,8 +86,10 @@ def good_boot(boot: Boot, built: BuiltKernel, label: str) -> tuple[GuestOutcome 
 
 
 def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patches: list[Path], binaries: Binaries,
-          config: GuestConfig, work: Path, progress: Progress, boot: Boot | None = None) -> list[MutantResult]:
-    """Every mutant in `patches`, each against one good boot of the unpatched tree."""
+          config: GuestConfig, work: Path, progress: Progress, boot: Boot | None = None,
+          after_each: Callable[[MutantResult], None] | None = None) -> list[MutantResult]:
+    """Every mutant in `patches`, each against one good boot of the unpatched tree; `after_each` is told each
+    result as soon as it exists (a long score keeps what it judged)."""
     work.mkdir(parents=True, exist_ok=True)
     initrd = binaries.initramfs(work / "guest.cpio")
     boot = boot or (lambda built, label: boot_built(built, initrd, binaries, config,
@@ -96,16 +98,23 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
     before, why = good_boot(boot, base, "unpatched")
     if before is None:
         raise BaseBootError(f"the unpatched kernel did not boot cleanly twice ({why}): the score stops")
-    results = []
+    results: list[MutantResult] = []
+
+    def judged(result: MutantResult) -> None:
+        results.append(result)
+        progress.step(f"{result.name}: {result.verdict} ({len(result.detected_by)} cases changed)")
+        if after_each is not None:
+            after_each(result)
+
     for patch in patches:
         try:
             built = builder.build(BuildRequest(tree, fragments, (patch,)), progress)
         except BuildError as e:
-            results.append(MutantResult(patch, build_error=str(e)))
+            judged(MutantResult(patch, build_error=str(e)))
             continue
         after, why = good_boot(boot, built, patch.stem)
         if after is None:
-            results.append(MutantResult(patch, boot_error=why))
+            judged(MutantResult(patch, boot_error=why))
             continue
         result = MutantResult(patch, [c for c in pair(before, after) if c.outcome != "no change"])
         if not any(solid(c) for c in result.changes) and any(evidence_only(c) for c in result.changes):
@@ -113,8 +122,7 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
             seen_again = {(c.privilege, c.case, c.differing) for c in pair(before, again)} if again else set()
             result.confirmed = [c for c in result.changes
                                 if evidence_only(c) and (c.privilege, c.case, c.differing) in seen_again]
-        results.append(result)
-        progress.step(f"{patch.stem}: {result.verdict} ({len(result.detected_by)} cases changed)")
+        judged(result)
     return results
 
 

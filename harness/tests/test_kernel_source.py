@@ -25,6 +25,7 @@ from sigwake.guest import GuestConfig, run_guest
 from sigwake.judgement import Outcome, findings, judge
 from sigwake.kernels import KernelCache, file_kernel
 from sigwake.model import KernelResult, Origin, Runner
+from sigwake.mutant_score import score_generated
 from sigwake.mutants import score
 from sigwake.progress import Progress
 from sigwake.qemu import Accel
@@ -197,6 +198,28 @@ def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
     # the image is one sigwake built: its origin names the tree's commit, its config and when it was built
     origin = file_kernel(kernel.image).origin
     assert origin.git_commit == git(tree_6_12, "rev-parse", "HEAD").strip() and "lkdtm.config" in (origin.config or "")
+
+
+def test_generated_mutants_are_built_booted_and_scored_end_to_end(tree_6_12: Path, builder: KernelBuilder,
+                                                                   fragments: tuple[Path, ...], built: Binaries,
+                                                                   accel: Accel, tmp_path: Path) -> None:
+    # Coccinelle over perf_output_wakeup() of Debian's 6.12: the first statement deleted (the rb->poll set that
+    # makes perf_poll() report POLLIN) and EPOLLIN swapped for its neighbour EPOLLHUP. Both take the wakeup away.
+    programs = built.select(["watermark_sigio", "watermark_poll"])
+    path = {"kernel/events/ring_buffer.c": ("perf_output_wakeup",)}
+    records = score_generated(builder, tree_6_12, fragments, programs, GuestConfig(accel, repeat=2, privileges=("root",)),
+                              tmp_path, PROGRESS, per_group=1, path=path, operators=("statement", "sibling"))
+    by_operator = {r.operator: r for r in records}
+    assert set(by_operator) == {"statement", "sibling"}
+    assert "atomic_set(&handle->rb->poll" in by_operator["statement"].diff
+    assert "+\tatomic_set(&handle->rb->poll, EPOLLHUP | EPOLLRDNORM);" in by_operator["sibling"].diff
+    for record in records:
+        assert record.verdict == "killed", (record.name, record.why)
+        assert any("watermark_poll [root]: regresses" in k and "no-wakeup" in k for k in record.killed_by), record
+    # a second call judges nothing again: every record is kept
+    again = score_generated(builder, tree_6_12, fragments, programs, GuestConfig(accel, repeat=2, privileges=("root",)),
+                            tmp_path, PROGRESS, per_group=1, path=path, operators=("statement", "sibling"))
+    assert again == records
 
 
 # Three mutants from three files, each with the case made for its bug and what that case must say.

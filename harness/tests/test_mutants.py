@@ -90,3 +90,23 @@ def test_a_base_that_fails_once_is_booted_again_and_twice_stops_the_score(tmp_pa
     assert results["m"].verdict == "detected" and results["b"].verdict == "build failed"
     with pytest.raises(BaseBootError, match="did not boot cleanly twice"):
         run({"base": [boot(status="boot-failed"), boot(status="boot-failed")], "m": [boot(case(N))]}, tmp_path)
+
+
+def test_the_generated_score_keeps_each_record_and_renders_per_function_and_operator(tmp_path: Path) -> None:
+    from sigwake.mutant_score import MutantRecord, ScoreStore, judged, render, write_score
+    killed = MutantRecord("rb-wakeup-statement-22-a", "kernel/events/ring_buffer.c", "perf_output_wakeup", "statement",
+                          "killed", ["watermark_poll [root]: regresses: delivered -> no-wakeup"], "", "--- a\n+++ b\n")
+    survivor = MutantRecord("rb-wakeup-bound-24-b", "kernel/events/ring_buffer.c", "perf_output_wakeup", "bound",
+                            "survived", [], "", "-\tpending_wakeup = 1;\n+\tpending_wakeup = 2;\n")
+    lonely = MutantRecord("fcntl-sigio_perm-relational-9-c", "fs/fcntl.c", "sigio_perm", "relational", "survived")
+    store = ScoreStore(tmp_path / "records")
+    store.put(killed)
+    assert store.get(killed.name) == killed and store.get("never-judged") is None  # what a resumed score skips
+    records = judged([killed, survivor, lonely], {survivor.name: "pending_wakeup is only tested for non-zero"})
+    text = render(records, 12.0)
+    assert "**1 of 2 non-equivalent mutants killed (50%)**; 1 killed, 1 survived, 1 equivalent; 12 s" in text
+    assert "| perf_output_wakeup | bound | 0 | 0 | 1 | 0 | 0 |" in text
+    assert "Functions without a kill: sigio_perm" in text
+    assert "## equivalent: rb-wakeup-bound-24-b\n\npending_wakeup is only tested for non-zero" in text
+    written = write_score(tmp_path / "results", records, 12.0)
+    assert [p.name for p in written] == ["score.json", "score.md"] and written[0].parent.name == "mutants"

@@ -1,0 +1,131 @@
+"""The generated mutants' score, kept like results: one record per mutant (its
+function, operator, verdict, what killed it, its diff), saved as soon as it is
+judged so that a long score resumes where it stopped, then rendered per function
+and operator with every survivor's diff. A survivor explained in
+bench/mutants/equivalent.tsv (name, then why no program can tell) counts as
+equivalent, not as survived."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .atomic import atomic_write
+from .binaries import Binaries
+from .build import KernelBuilder
+from .guest import GuestConfig
+from .mutagen import OPERATORS, PATH, Mutant, generate, sample
+from .mutants import MutantResult, score
+from .progress import Progress
+
+VERDICTS = ("killed", "survived", "equivalent", "build-failed", "boot-failed")
+
+
+@dataclass(frozen=True)
+class MutantRecord:
+    name: str
+    path: str
+    function: str
+    operator: str
+    verdict: str  # one of VERDICTS
+    killed_by: list[str] = field(default_factory=list)  # the changes that killed it, as validate-patch says them
+    why: str = ""  # the build or boot error, or why it is equivalent
+    diff: str = ""
+
+
+def record_of(mutant: Mutant, result: MutantResult) -> MutantRecord:
+    verdict = {"detected": "killed", "survived": "survived", "build failed": "build-failed",
+               "boot failed": "boot-failed"}[result.verdict]
+    return MutantRecord(mutant.name, mutant.path, mutant.function, mutant.operator, verdict,
+                        [str(c) for c in result.detected_by], result.build_error or result.boot_error or "",
+                        mutant.diff)
+
+
+class ScoreStore:
+    """One JSON file per judged mutant in a folder: what a resumed score skips."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def get(self, name: str) -> MutantRecord | None:
+        try:
+            return MutantRecord(**json.loads((self.folder / f"{name}.json").read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def put(self, record: MutantRecord) -> None:
+        atomic_write(self.folder / f"{record.name}.json", json.dumps(asdict(record), indent=2) + "\n")
+
+
+def equivalents(explained: Path) -> dict[str, str]:
+    """name -> why no program can tell it from the kernel, from a tab-separated file ('#' lines are notes)."""
+    if not explained.exists():
+        return {}
+    found = {}
+    for line in explained.read_text().splitlines():
+        if line.strip() and not line.startswith("#") and "\t" in line:
+            name, why = line.split("\t", 1)
+            found[name.strip()] = why.strip()
+    return found
+
+
+def judged(records: list[MutantRecord], explained: dict[str, str]) -> list[MutantRecord]:
+    """Survivors that are explained become equivalent, with the explanation."""
+    return [MutantRecord(**{**asdict(r), "verdict": "equivalent", "why": explained[r.name]})
+            if r.verdict == "survived" and r.name in explained else r for r in records]
+
+
+def render(records: list[MutantRecord], seconds: float | None = None) -> str:
+    """Markdown: the figure, a table per function and operator, then every survivor with its diff."""
+    counts = Counter(r.verdict for r in records)
+    judgeable = counts["killed"] + counts["survived"]
+    share = f"{100 * counts['killed'] / judgeable:.0f}%" if judgeable else "n/a"
+    lines = ["# Generated kernel mutants", "",
+             f"**{counts['killed']} of {judgeable} non-equivalent mutants killed ({share})**; "
+             + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+             + (f"; {seconds:.0f} s" if seconds is not None else ""), "",
+             "| function | operator | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
+    groups: dict[tuple[str, str], Counter[str]] = {}
+    for r in records:
+        groups.setdefault((r.function, r.operator), Counter())[r.verdict] += 1
+    for (function, operator), c in sorted(groups.items()):
+        lines.append(f"| {function} | {operator} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    unkilled = [f for f in sorted({r.function for r in records})
+                if not any(r.function == f and r.verdict == "killed" for r in records)]
+    if unkilled:
+        lines += ["", "Functions without a kill: " + ", ".join(unkilled)]
+    for r in (r for r in records if r.verdict in ("survived", "equivalent")):
+        lines += ["", f"## {r.verdict}: {r.name}", ""] + ([r.why, ""] if r.why else []) + ["```diff", r.diff.rstrip(),
+                                                                                            "```"]
+    return "\n".join(lines) + "\n"
+
+
+def write_score(results_dir: Path, records: list[MutantRecord], seconds: float | None = None) -> list[Path]:
+    """results/mutants/score.json (every record) and results/mutants/score.md (not beside the kernel results,
+    which are every *.json of results/)."""
+    folder = results_dir / "mutants"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"schema": 1, "seconds": seconds, "mutants": [asdict(r) for r in records]}
+    return [atomic_write(folder / "score.json", json.dumps(data, indent=2) + "\n"),
+            atomic_write(folder / "score.md", render(records, seconds))]
+
+
+def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], binaries: Binaries,
+                    config: GuestConfig, work: Path, progress: Progress, per_group: int = 2,
+                    path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS
+                    ) -> list[MutantRecord]:
+    """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
+    judged before (work/records holds one record per judged mutant: an interrupted score resumes)."""
+    mutants = sample(generate(tree, work / "patches", path or PATH, operators), per_group)
+    store = ScoreStore(work / "records")
+    todo = [(m, p) for m, p in mutants if store.get(m.name) is None]
+    progress.step(f"{len(mutants)} generated mutants chosen, {len(mutants) - len(todo)} judged before, "
+                  f"{len(todo)} to judge")
+    by_patch = {p: m for m, p in todo}
+    if todo:
+        score(builder, tree, fragments, [p for _, p in todo], binaries, config, work, progress,
+              after_each=lambda result: store.put(record_of(by_patch[result.patch], result)))
+    return [r for m, _ in mutants if (r := store.get(m.name)) is not None]

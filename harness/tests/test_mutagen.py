@@ -1,0 +1,74 @@
+"""The generated mutants' operators, checked with Coccinelle itself on a small C file (data/mutagen/path.c):
+each operator's sites inside the path's functions only, the change each mutant makes, and that every mutant is
+a one-span change that still compiles."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from sigwake.mutagen import generate, mutants_of, sample
+
+DATA = Path(__file__).parent / "data" / "mutagen"
+FUNCTIONS = ("perf_output_wakeup", "send_sigio")
+
+pytestmark = pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs "
+                                                                         "Debian's coccinelle for the tests")
+
+
+def changes() -> set[tuple[str, str, str, str]]:
+    return {(m.function, m.operator, m.before, m.after) for m in mutants_of(DATA, "path.c", FUNCTIONS)}
+
+
+def test_each_operator_makes_its_changes_on_the_path_only() -> None:
+    made = changes()
+    expected = {
+        ("perf_output_wakeup", "relational", ">=", "<"), ("perf_output_wakeup", "relational", ">=", ">"),
+        ("perf_output_wakeup", "relational", "!=", "=="), ("send_sigio", "relational", "==", "!="),
+        ("send_sigio", "relational", ">", "<="), ("send_sigio", "relational", ">", ">="),
+        ("perf_output_wakeup", "condition", "head >= watermark && event->limit != 0",
+         "!(head >= watermark && event->limit != 0)"),
+        ("perf_output_wakeup", "condition", "head >= watermark && event->limit != 0", "1"),
+        ("perf_output_wakeup", "logical", "head >= watermark && event->limit != 0", "head >= watermark"),
+        ("perf_output_wakeup", "logical", "head >= watermark && event->limit != 0", "event->limit != 0"),
+        ("perf_output_wakeup", "statement", "event->pending_kill = POLL_IN", "(void)0"),
+        ("perf_output_wakeup", "statement", "irq_work_queue(event->parent)", "(void)0"),
+        ("send_sigio", "statement", "kill_fasync(event, POLL_HUP)", "(void)0"),
+        ("perf_output_wakeup", "bound", "0", "1"), ("send_sigio", "bound", "2", "3"), ("send_sigio", "bound", "2", "1"),
+        ("perf_output_wakeup", "sibling", "POLL_IN", "POLL_HUP"), ("perf_output_wakeup", "sibling", "POLL_IN", "POLL_OUT"),
+        ("send_sigio", "sibling", "POLL_HUP", "POLL_IN"), ("send_sigio", "sibling", "PIDTYPE_TGID", "PIDTYPE_PID"),
+        ("perf_output_wakeup", "redirection", "event->parent", "event"),
+    }
+    assert expected <= made, sorted(expected - made)
+    assert not {m for m in made if m[0] not in FUNCTIONS}  # elsewhere() is off the path
+    assert {m[1] for m in made} == {"relational", "condition", "logical", "statement", "bound", "sibling",
+                                    "redirection"}
+
+
+def test_every_mutant_is_one_change_that_applies_and_compiles(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    shutil.copy(DATA / "path.c", tree)
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    written = generate(tree, tmp_path / "patches", {"path.c": FUNCTIONS})
+    assert len(written) == len({m.name for m, _ in written}) >= 20  # names are unique
+    for mutant, patch in written:
+        assert patch.read_text().count("\n@@ ") + patch.read_text().startswith("@@") <= 1
+        subprocess.run(["git", "apply", "--check", str(patch)], cwd=tree, check=True)
+        subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
+        compiled = subprocess.run(["gcc", "-fsyntax-only", "-Wno-unused", "path.c"], cwd=tree, capture_output=True,
+                                  text=True)
+        subprocess.run(["git", "apply", "-R", str(patch)], cwd=tree, check=True)
+        assert compiled.returncode == 0, (mutant.name, compiled.stderr)
+
+
+def test_a_sample_spreads_over_each_function_and_operator_and_is_stable() -> None:
+    made = [(m, Path(m.name)) for m in mutants_of(DATA, "path.c", FUNCTIONS)]
+    one = sample(made, 1)
+    assert Counter((m.function, m.operator) for m, _ in one) == Counter(
+        {(m.function, m.operator): 1 for m, _ in made})
+    assert sample(made, 1) == one and sample(made, 100) == made
