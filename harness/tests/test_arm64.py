@@ -17,10 +17,11 @@ from sigwake.bisect import debian_packages
 from sigwake.build import BuildError
 from sigwake.cli import REPO, main
 from sigwake.cross import CrossTarget, cross_file
-from sigwake.kernels import KernelCache, default_kernels, file_kernel
+from sigwake.kernels import KernelCache, KernelSpecError, default_kernels, file_kernel
 from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
 from sigwake.progress import Progress
 from sigwake.verdicts import Verdict
+from image_files import corrupt_bzimage
 
 EM_AARCH64 = 183
 
@@ -38,8 +39,11 @@ def test_an_arm64_image_file_is_known_by_its_header(tmp_path: Path) -> None:
     image = tmp_path / "Image"
     image.write_bytes(bytes(56) + b"ARM\x64" + bytes(8))
     assert file_kernel(image).arch == "arm64"
-    image.write_bytes(bytes(64))
+    image.write_bytes(corrupt_bzimage(4096))
     assert file_kernel(image).arch == "amd64"
+    image.write_bytes(bytes(64))  # no header at all: refused before anything boots
+    with pytest.raises(KernelSpecError, match="is not a kernel image"):
+        file_kernel(image)
 
 
 @pytest.mark.slow

@@ -71,8 +71,11 @@ def test_a_lab_runs_each_kernel_as_a_job(lava: LocalLava, local_run: RunSummary,
     local = {r.kernel_id: r for r in local_run.results}
     for result in summary.results[:2]:
         assert result.boot.status == "ok" and result.boot.rejected_frames == 0, result.boot.detail
-        assert {(c.privilege, c.name): c.verdict for c in result.reproducers} == \
-               {(c.privilege, c.name): c.verdict for c in local[result.kernel_id].reproducers}
+        theirs = {(c.privilege, c.name): c for c in local[result.kernel_id].reproducers}
+        differing = [f"[{c.privilege}] {c.name}: {c.verdict} ({c.reason}) where locally "
+                     f"{theirs[(c.privilege, c.name)].verdict}" for c in result.reproducers
+                     if (c.privilege, c.name) in theirs and c.verdict is not theirs[(c.privilege, c.name)].verdict]
+        assert {(c.privilege, c.name) for c in result.reproducers} == set(theirs) and differing == [], differing
         assert result.runner.mode == "lava" and result.release == local[result.kernel_id].release
         assert result.origin.lava_job_url == f"{lava.url}/scheduler/job/{result.origin.lava_job}"
         stored = load_result(tmp_path / "results" / f"{result.kernel_id}.json")
