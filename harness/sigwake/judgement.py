@@ -164,6 +164,17 @@ def findings(kernels: list[KernelResult]) -> list[Finding]:
     return out + [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
 
 
+def shown(found: list[Finding], kernels: list[KernelResult]) -> list[str]:
+    """The findings as a person reads them: each on its line, a kernel's lost cases on one (a crash loses many)."""
+    lines = [str(f) for f in found if f.kind != "lost"]
+    for kernel in sorted(kernels, key=KernelResult.order):
+        lost = [f.text.split(":")[0] for f in found if f.kind == "lost" and f.kernel_id == kernel.kernel_id]
+        if lost:
+            lines.append(f"{kernel.kernel_id}: lost: {len(lost)} cases never reached a verdict "
+                         f"({kernel.boot.status}: {kernel.boot.detail}): {', '.join(lost)}")
+    return lines
+
+
 def count_line(found: list[Finding]) -> str:
     """'findings: 3 (1 crash, 2 lost)', or 'findings: none'."""
     counts = Counter(f.kind for f in found)

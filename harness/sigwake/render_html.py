@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from .judgement import count_line, findings, judged_cases
+from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, QaLine
 from .render_markdown import CELL_EVIDENCE
 from .render_summary import HEADLINE
@@ -54,11 +54,6 @@ def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None
             rows.append({"case": case, "cells": cells})
         passes.append((privilege, rows))
     found = findings(ordered)
-    shown = [str(f) for f in found if f.kind != "lost"]
-    for kernel in ordered:  # a crash loses many cases: one line per kernel, as in the summary
-        lost = [f.text.split(":")[0] for f in found if f.kind == "lost" and f.kernel_id == kernel.kernel_id]
-        if lost:
-            shown.append(f"{kernel.kernel_id}: lost: {len(lost)} cases never reached a verdict: {', '.join(lost)}")
     splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
                "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered for s in k.splats]
@@ -67,5 +62,5 @@ def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None
     commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
-        passes=passes, picture=_picture(ordered), findings=shown, count=count_line(found), splats=splats,
+        passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=count_line(found), splats=splats,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [])

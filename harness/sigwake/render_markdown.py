@@ -9,7 +9,7 @@ from typing import Callable
 
 from . import expectations
 from .atomic import atomic_write
-from .judgement import count_line, findings, judged_cases
+from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, ReproResult
 from .store import load_results
 
@@ -81,7 +81,7 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
         f"**{count_line(found)}**",
     ]
     if found:
-        lines += ["", "## Findings", ""] + [f"- {f}" for f in found]
+        lines += ["", "## Findings", ""] + [f"- {line}" for line in shown(found, ordered)]
     for privilege in privileges:
         lines += ["", f"## {privilege}", ""]
         lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro),

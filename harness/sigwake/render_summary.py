@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .judgement import Outcome, count_line, findings, judged_cases, untested
+from .judgement import Outcome, count_line, findings, judged_cases, shown, untested
 from .model import KernelResult
 
 HEADLINE = "watermark_sigio"  # rr's case, as root
@@ -28,12 +28,7 @@ def render_summary(kernels: list[KernelResult], not_tested: list[str] | None = N
     """`not_tested`: kernels that never got as far as a result (could not be fetched or built)."""
     ordered = sorted(kernels, key=KernelResult.order)
     found = findings(ordered)
-    lines = [f"finding: {f}" for f in found if f.kind != "lost"]
-    for kernel in ordered:  # a crash loses many cases: one line per kernel
-        lost = [f.text.split(":")[0] for f in found if f.kind == "lost" and f.kernel_id == kernel.kernel_id]
-        if lost:
-            lines.append(f"finding: {kernel.kernel_id}: lost: {len(lost)} cases never reached a verdict "
-                         f"({kernel.boot.status}: {kernel.boot.detail}): {', '.join(lost)}")
+    lines = [f"finding: {line}" for line in shown(found, ordered)]
     lines += [kernel_line(k) for k in ordered]
     untestable = [*(f"{k.kernel_id}: {why}" for k in ordered if (why := untested(k)) is not None), *(not_tested or [])]
     lines += [f"not tested: {why}" for why in untestable]
