@@ -141,7 +141,8 @@ class GuestRun:
     kernel_path: Evidence = field(default_factory=dict)  # function -> count, or why unavailable
     console_line: int = 0  # where its start frame and its result line stand in the console log (0: not known)
     console_end: int = 0
-    tainted_before: str = ""  # /proc/sys/kernel/tainted as it started and as it ended ("": not said)
+    tainted_before: str = ""  # /proc/sys/kernel/tainted as it started and as it ended ("": not said, or it
+    # never ended: a crash cut it off)
     tainted_after: str = ""
     index: int = 1  # which run of its case in its pass (1 for the first)
 
@@ -211,7 +212,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
         elif key == "sigwake.start":
             where = console_lines[index] if console_lines else 0
             current, sub = GuestRun(value, privilege, console_line=where, tainted_before=tainted,
-                                    tainted_after=tainted, index=started.get((privilege, value, None), 0) + 1), []
+                                    index=started.get((privilege, value, None), 0) + 1), []
             report.runs.append(current)
         elif key == "sigwake.tainted":
             tainted = value
@@ -232,6 +233,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
             report.plan = int(line[3:].split()[0])
         elif (result := parse_result(line)) is not None and current is not None:
             started[(current.privilege, current.program, current.case)] = current.index
+            current.tainted_after = current.tainted_after or tainted  # unchanged by it (a run cut off has none)
             current.result = result
             current.console_end = console_lines[index] if console_lines else 0
             current.document = parse_program(sub) if sub else ProgramDocument(problems=["printed nothing"])

@@ -108,3 +108,12 @@ def test_a_kernel_line_inside_a_frame_is_read_and_the_frame_mended() -> None:
     assert (unframed.rejected, unframed.missing) == (0, [])
     (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
     assert (splat.title, splat.case) == ("WARNING in perf_event_wakeup", "watermark_sigio")
+
+
+def test_a_run_the_kernel_cut_off_has_no_taint_after_it() -> None:
+    body = ["KTAP version 1", "1..1", "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.start=watermark_sigio",
+            "# sigwake.case=watermark_sigio"]
+    text = guest_console("c0ffee", body) + (DATA / "warning.log").read_text()  # and then nothing: it died
+    unframed = console.unframe(text, "c0ffee")
+    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    assert (splat.tainted_before, splat.tainted_after) == ("0", "")
