@@ -93,6 +93,11 @@ class BootRead:
     splats: list[Splat]
     line_offset: int = 0  # where its console starts in the kernel's console log
 
+    @property
+    def cut_off(self) -> Verdict:
+        """What a run this boot's end cut short is: a timeout when it hung, else a failed boot."""
+        return Verdict.TIMEOUT if self.status == "timeout" else Verdict.BOOT_FAILED
+
     def resumable(self) -> bool:
         """It ended (a crash, a hang) after the init had started running programs, before it was done."""
         return self.status != "ok" and self.report.init_uptime_ms is not None and bool(self.report.runs) and \
@@ -118,15 +123,15 @@ def read_boot(outcome: qemu.BootOutcome, token: str, timeout_s: float, line_offs
 
 def case_runs(boot: BootRead) -> list[CaseRun]:
     """Every run the boot's init reported, the one a crash or hang cut off included."""
-    cut_off = Verdict.TIMEOUT if boot.status == "timeout" else Verdict.BOOT_FAILED
+    console_end = boot.outcome.console.count("\n") + 1  # where a run cut off ends: with its console
     runs: list[CaseRun] = []
     for run in boot.report.runs:
         took = run.duration_us / 1000 if run.duration_us is not None else None
         problem = run.problem()
-        last = run.console_end or len(boot.outcome.console.split("\n"))  # cut off: to the end of its console
+        last = run.console_end or console_end
         span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
         if problem is not None and run.result is None and boot.status != "ok":
-            runs.append(CaseRun(run.case or run.program, run.privilege, cut_off,
+            runs.append(CaseRun(run.case or run.program, run.privilege, boot.cut_off,
                                 f"{CUT_OFF}: {boot.detail}", {}, console_span=span, reported=False))
         elif problem is not None:
             runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took,
@@ -151,8 +156,7 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
             if (privilege, program) in ran:
                 continue
             if last.status != "ok":
-                cut_off = Verdict.TIMEOUT if last.status == "timeout" else Verdict.BOOT_FAILED
-                runs.append(CaseRun(program, privilege, cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}", {},
+                runs.append(CaseRun(program, privilege, last.cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}", {},
                                     reported=False))
             else:
                 runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {},

@@ -96,16 +96,21 @@ def _build(kernel: KernelResult, origin: str, checkout_id: str, build_key: str, 
     return build
 
 
+def bounded(text: str) -> str:
+    """A log excerpt as the schema takes it: no NUL, the last EXCERPT_MAX characters."""
+    return text.replace("\0", "")[-EXCERPT_MAX:]
+
+
 def unwrapped(lines: list[str]) -> str:
     """Console lines as a person reads them: each frame as its payload, kernel lines as printed."""
-    return "\n".join(m["payload"] if (m := FRAME.search(line)) else line for line in lines).replace("\0", "")
+    return "\n".join(m["payload"] if (m := FRAME.search(line)) else line for line in lines)
 
 
 def _case_excerpt(case: ReproResult, console: list[str]) -> str:
     if len(case.console_span) != 2:
         return ""
     first, last = case.console_span
-    return unwrapped(console[first - 1:last])[-EXCERPT_MAX:]
+    return bounded(unwrapped(console[first - 1:last]))
 
 
 def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], log_url: str) -> dict[str, Any]:
@@ -119,7 +124,7 @@ def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], log_url
     if kernel.boot.seconds is not None:
         test["duration"] = kernel.boot.seconds
     if status != "PASS" and kernel.boot.console_tail:
-        test["log_excerpt"] = kernel.boot.console_tail.replace("\0", "")[-EXCERPT_MAX:]
+        test["log_excerpt"] = bounded(kernel.boot.console_tail)
     return test
 
 
@@ -128,7 +133,7 @@ def _splat_test(kernel: KernelResult, splat: Splat, number: int, origin: str, bu
     where = f"sigwake.{_token(splat.privilege)}.{_token(splat.case)}" if splat.case and splat.privilege else "boot"
     return {"id": f"{build_id}:splat{number}", "origin": origin, "build_id": build_id, "path": f"{where}.splat",
             "status": "FAIL", "comment": splat.title, "start_time": kernel.recorded_at, "log_url": log_url,
-            "log_excerpt": splat.report.replace("\0", "")[-EXCERPT_MAX:],
+            "log_excerpt": bounded(splat.report),
             "misc": {"title": splat.title, "kind": splat.kind, "console_line": splat.console_line,
                      "fatal": splat.fatal, "cut": splat.cut, "tainted_before": splat.tainted_before,
                      "tainted_after": splat.tainted_after}}

@@ -11,11 +11,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .console import FRAME, SPLICED
 from .model import Splat
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")  # printk's "[    5.960677] "
-FRAME_LINE = re.compile(r"SIGWAKE [0-9a-f]+ \d+ [0-9a-f]{8} ")  # the guest's framed KTAP: never part of a report
-SPLICED = re.compile(r"\[\s*\d+\.\d+\] ")  # a kernel line the console printed into the middle of a frame
 END_TRACE = re.compile(r"---\[ end (trace|Kernel panic)")  # how a WARNING, an Oops or a panic ends
 END_KASAN = re.compile(r"^={20,}")
 MAX_LINES = 120  # a report longer than this is cut (its title comes from its first lines)
@@ -139,9 +138,9 @@ def find(console: str) -> list[Splat]:
     current: _Open | None = None
     since_frame = True  # a framed line came after the last report: a panic then is a report of its own
     for number, raw in enumerate(console.replace("\r", "").split("\n"), start=1):
-        if (frame := FRAME_LINE.search(raw)) is not None:
+        if (frame := FRAME.search(raw)) is not None:  # the guest's framed KTAP: never part of a report
             since_frame = True
-            spliced = SPLICED.search(raw, frame.end())
+            spliced = SPLICED.search(raw, frame.start("payload"))  # a kernel line printed into the frame
             if spliced is None:
                 continue
             raw = raw[spliced.start():]  # the kernel's line, without the frame it landed in
