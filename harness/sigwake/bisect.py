@@ -9,7 +9,6 @@ verdict) is skipped, with a note."""
 from __future__ import annotations
 
 import math
-import re
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -24,10 +23,10 @@ import apt_pkg
 
 from .binaries import Binaries
 from .build import BuildError, BuildRequest, KernelBuilder, git
+from . import debian_names
 from .debian import SUITE_SOURCES, Package, compare_versions
 from .guest import GuestConfig
 from .kernels import Kernel, KernelCache, file_kernel
-from .model import Origin
 from .progress import Progress
 from .targets import target_for
 from .verdicts import Verdict
@@ -319,20 +318,14 @@ def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...],
         git(tree, "checkout", "-q", search.original)
 
 
-# A Debian kernel package of one flavour: linux-image-6.1.0-57-amd64, linux-image-6.12.95+deb12-amd64,
-# linux-binary-7.2.13+deb14-amd64 (the ABI must end right before the flavour, or -cloud-amd64 would match).
-def flavour_pattern(flavour: str) -> str:
-    return rf"linux-(image|binary)-\d+\.\d+(\.\d+)?(-\d+|\+deb\d+(\.\d+)?)-{re.escape(flavour)}"
-
-
 def debian_packages(cache: KernelCache, flavour: str, progress: Progress) -> list[Package]:
     """Every package of the flavour in the known suites, in Debian version order."""
     found: dict[tuple[str, str], Package] = {}
-    arch = Origin("debian", f"linux-image-{flavour}").arch or "amd64"  # rt-arm64, arm64-16k: arm64's archive
+    arch = debian_names.arch_of(f"linux-image-{flavour}") or "amd64"  # rt-arm64, arm64-16k: arm64's archive
     for suite in SUITE_SOURCES:
         apt = cache.suite(suite, arch)
         apt.update(progress)
-        for package in apt.packages(flavour_pattern(flavour)):
+        for package in apt.packages(debian_names.any_version(flavour)):
             found.setdefault((package.name, package.version), package)
     apt_pkg.init_system()
     return sorted(found.values(), key=cmp_to_key(compare_versions))

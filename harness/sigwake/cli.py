@@ -20,7 +20,8 @@ from .bisect import SPLIT, BisectError, BisectReport, Probe, bisect_debian, bise
 from .build import BuildError, BuildRequest, KernelBuilder
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
-from .kernels import FLAVOURS, KernelCache, arches_of, expand_specs, flavours_of
+from .debian_names import FLAVOURS
+from .kernels import KernelCache, arches_of, expand_specs, flavours_of
 from .atomic import DiskFullError
 from .store import NoResults
 from .orchestrator import Interrupted, RunConfig, RunSummary, guest_for_arch, run_kernels

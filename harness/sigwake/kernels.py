@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .atomic import atomic_write
+from .debian_names import BOOTABLE_ARCHES, FLAVOURS, SERIES, as_glob, ending
 from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, apt_source, extract_file, extract_image
 from .model import Origin
 from .progress import Progress
@@ -31,37 +32,12 @@ class DebianQuery:
         return f"{self.suite} {self.arch} {self.flavour}"
 
 
-def as_glob(pattern: str) -> str:
-    """A package-name pattern as a person reads it: linux-image-6\\.1\\.0-\\d+-amd64 -> linux-image-6.1.0-*-amd64."""
-    return re.sub(r"\(\\\.\\d\+\)\?", "", pattern).replace(r"[\d.]+", "*").replace(r"\d+", "*").replace("\\", "")
-
-
-# The architectures whose kernels sigwake can boot (qemu.py, the initramfs's programs).
-BOOTABLE_ARCHES = ("amd64", "arm64")
-
-# Debian's kernel flavours per architecture, and how a package name ends for each.
-FLAVOURS: dict[str, tuple[str, ...]] = {"amd64": ("generic", "cloud", "rt"), "arm64": ("generic", "cloud", "rt", "16k")}
-
-
-def flavour_suffix(arch: str, flavour: str) -> str:
-    return {"generic": f"-{arch}", "cloud": f"-cloud-{arch}", "rt": f"-rt-{arch}", "16k": f"-{arch}-16k"}[flavour]
-
-
-# The default set: one kernel before the fix (v6.10) and three after it, in any flavour.
-SERIES: tuple[tuple[str, str], ...] = (
-    ("bookworm", r"linux-image-6\.1\.0-\d+"),
-    ("bookworm-backports", r"linux-image-6\.12\.[\d.]+\+deb12(\.\d+)?"),
-    ("trixie", r"linux-image-6\.12\.[\d.]+\+deb13(\.\d+)?"),
-    ("sid", r"linux-binary-7\.2\.[\d.]+\+deb14"),
-)
-
-
 def default_kernels(flavour: str = "generic", arch: str = "amd64") -> tuple[DebianQuery, ...]:
     if arch not in FLAVOURS:
         raise KernelSpecError(f"architecture {arch!r}: sigwake knows {', '.join(FLAVOURS)}")
     if flavour not in FLAVOURS[arch]:
         raise KernelSpecError(f"flavour {flavour!r}: Debian's {arch} kernels come as {', '.join(FLAVOURS[arch])}")
-    suffix = re.escape(flavour_suffix(arch, flavour))
+    suffix = re.escape(ending(arch, flavour))
     return tuple(DebianQuery(suite, prefix + suffix, arch, flavour) for suite, prefix in SERIES)
 
 

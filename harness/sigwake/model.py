@@ -8,6 +8,7 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from . import debian_names
 from .verdicts import Verdict
 
 SCHEMA = 3  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats
@@ -24,11 +25,6 @@ def evidence_value(text: str) -> int | str:
 # Why a case has no verdict of its own when its boot ended: it was running then, or it never ran.
 CUT_OFF = "was running when the boot ended"
 NEVER_RAN = "never ran"
-
-# How a Debian kernel package's name ends: its flavour and architecture (-amd64, -cloud-amd64,
-# -rt-arm64, -arm64-16k).
-PACKAGE_FLAVOUR = re.compile(r"-(?:(?P<flavour>cloud|rt)-)?(?P<arch>amd64|arm64)(?P<pages>-16k)?$")
-
 
 @dataclass(frozen=True)
 class Origin:
@@ -58,13 +54,11 @@ class Origin:
     @property
     def flavour(self) -> str | None:
         """generic, cloud, rt or 16k for a Debian kernel package; None for anything else."""
-        match = PACKAGE_FLAVOUR.search(self.package or "")
-        return (match["flavour"] or ("16k" if match["pages"] else "generic")) if match else None
+        return debian_names.flavour_of(self.package or "")
 
     @property
     def arch(self) -> str | None:
-        match = PACKAGE_FLAVOUR.search(self.package or "")
-        return match["arch"] if match else None
+        return debian_names.arch_of(self.package or "")
 
     def in_job(self, job_id: str, job_url: str) -> Origin:
         """The same kernel, as booted by a lab's job."""

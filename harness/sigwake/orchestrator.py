@@ -23,7 +23,7 @@ from .kernels import DebianQuery, Kernel, KernelCache, KernelSpecError, expand_s
 from .lava_api import LavaError
 from .lava_target import LavaLab, lava_accel
 from .progress import Progress
-from .model import KernelResult, Runner
+from .model import KernelResult
 from .render_markdown import write_matrix
 from .store import console_log_path, load_result, write_result
 from .targets import Target, target_for

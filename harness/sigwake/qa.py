@@ -15,7 +15,8 @@ import apt_pkg
 
 from .bisect import BisectError, Probe, bisect_debian
 from .debian import DebianError, Package
-from .kernels import DebianQuery, KernelCache, expand_specs, flavour_suffix
+from .debian_names import ending
+from .kernels import DebianQuery, KernelCache, expand_specs
 from .model import KernelResult, QaBoundary, QaLine, QaStep
 from .orchestrator import RunConfig, RunSummary, run_kernels
 from .progress import Progress
@@ -76,7 +77,7 @@ def find_boundary(cache: KernelCache, line: QaLine, old: QaStep, new: QaStep, pr
     ends = (Package(old.suite, old.package, old.version), Package(new.suite, new.package, new.version))
     fallback = QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}", f"{new.package} {new.version}", "")
     try:
-        report = bisect_debian(cache, flavour_suffix(line.arch, line.flavour).lstrip("-"), probe, progress, jobs, ends,
+        report = bisect_debian(cache, ending(line.arch, line.flavour).lstrip("-"), probe, progress, jobs, ends,
                                split)
     except (BisectError, DebianError, OSError) as e:
         return replace(fallback, how=f"not bisected: {e}")

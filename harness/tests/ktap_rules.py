@@ -45,7 +45,7 @@ def check(lines: list[str]) -> list[str]:
             problems += [f"in {match[3]}: {p}" for p in check([s[4:] for s in sub])]
             sub = []
     if sub:
-        problems.append(f"a subtest with no result line after it")
+        problems.append("a subtest with no result line after it")
     if numbers != list(range(1, len(numbers) + 1)):
         problems.append(f"results numbered {numbers}, not 1..{len(numbers)}")
     if plan is not None and plan != len(numbers):

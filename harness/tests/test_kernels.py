@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from sigwake.debian import IMAGE_MEMBER, DebianError, extract_image
-from sigwake.kernels import DEFAULT_KERNELS, KernelCache, KernelSpecError, as_glob, default_kernels, sha256_of
+from sigwake.debian_names import as_glob
+from sigwake.kernels import DEFAULT_KERNELS, KernelCache, KernelSpecError, default_kernels, sha256_of
 from sigwake.progress import Progress
 from image_files import corrupt_bzimage
 

@@ -4,8 +4,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
 from sigwake.ktap import parse_program
 from sigwake.render_markdown import render_matrix, write_matrix
