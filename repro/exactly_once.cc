@@ -5,6 +5,10 @@
 //  - watermark_threshold: the watermark is a threshold, not "any record": set
 //    between two and three records' bytes, the first two records raise nothing,
 //    the third crosses it: POLLIN and one signal, then.
+//  - watermark_threshold_default: with no watermark asked for (watermark=0,
+//    wakeup_events=0) ring_buffer_init() wakes at half the data area: records one
+//    at a time, the first POLLIN comes with the record that takes data_head past
+//    the half, not before, not after.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -106,6 +110,39 @@ SIGWAKE_CASE(watermark_threshold) {
     return report.decide(Verdict::kWrongCount, std::to_string(capture.count()) + " signals for one crossing");
   }
   decide_watermark_signal(report, {records, woken_after == 3, capture.count()}, "MMAP records");
+}
+
+SIGWAKE_CASE(watermark_threshold_default) {
+  perf_event_attr attr = mmap_watermark_attr(1);
+  attr.watermark = 0;
+  attr.wakeup_events = 0;
+  PerfEvent event = PerfEvent::open(attr, 0, -1);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  const std::uint64_t half = ring_data_bytes(0) / 2;
+
+  std::uint64_t head = 0, woken_at = 0;
+  while (woken_at == 0 && head <= half + half / 2) {  // bounded: past the half by half again, the wakeup is lost
+    event.enable();
+    { const AnonymousPage page; }
+    event.disable();
+    const std::uint64_t now = ring.head();
+    if (now == head) return report.decide(Verdict::kNoRecord, "an anonymous mmap wrote no MMAP record");
+    if (wait_readable(event.fd(), 0ms) & POLLIN) woken_at = now;
+    head = now;
+  }
+  report.add("default_watermark_bytes", static_cast<long long>(half));
+  report.add("woken_at_bytes", static_cast<long long>(woken_at));
+  add_record_evidence(report, ring.consume());
+
+  if (woken_at == 0) {
+    return report.decide(Verdict::kNoWakeup, "data_head went past half the ring (" + std::to_string(head) +
+                                                 " bytes) and poll() never reported POLLIN");
+  }
+  if (woken_at <= half) {
+    return report.decide(Verdict::kWrongCount, "woken at " + std::to_string(woken_at) +
+                                                   " bytes, at or below the default watermark (half the ring)");
+  }
+  report.decide(Verdict::kDelivered, "woken by the record that took data_head past half the ring");
 }
 
 }  // namespace sigwake

@@ -90,10 +90,12 @@ Seen observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, u
   event.enable();
   check(kill(writer, SIGCONT) == 0, "kill(writer, SIGCONT)");
   if (meanwhile) meanwhile();
+  // Asleep in poll() on the parent event while the writer runs on our CPU: only
+  // a wakeup of the parent's waiters ends it early.
+  const short revents = wait_readable(event.fd(), settle);
   const bool wrote = (wait_readable(writer_pipe[0], kWakeupBudget) & POLLIN) != 0;
   close(writer_pipe[0]);
   if (!wrote) throw ReproError("the writer never ran");
-  const short revents = wait_readable(event.fd(), settle);
   sigio.wait_for(1, Deadline(kSignalGrace));
 
   const RecordRead read = ring.consume();

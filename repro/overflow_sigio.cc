@@ -6,12 +6,19 @@
 //  - overflow_sigio_refresh: PERF_EVENT_IOC_REFRESH 1 arms the event for one
 //    overflow; at it __perf_event_overflow() sets pending_kill to POLL_HUP and
 //    disables the event: one signal with si_code POLL_HUP, one sample, no more.
+//    A counting event (no sample period) must refuse REFRESH (EINVAL).
+//  - overflow_sigio_refresh_woken: the same with a 1-byte watermark, so writing
+//    that sample wakes the ring too. perf_output_wakeup() finds pending_kill set
+//    by the overflow and must keep its POLL_HUP (it sets POLL_IN only when nothing
+//    is pending): POLLIN, and still one signal with POLL_HUP.
+#include <errno.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 
 #include "lib/attrs.h"
 #include "lib/budgets.h"
@@ -50,16 +57,20 @@ SIGWAKE_CASE(overflow_sigio) {
   decide_overflow_signal(report, {records, (revents & POLLIN) != 0, sigio.count()});
 }
 
-SIGWAKE_CASE(overflow_sigio_refresh) {
+namespace {
+
+// PERF_EVENT_IOC_REFRESH 1 on a sampling event whose ring wakes at `watermark`
+// bytes: spends CPU time until the first sample, then as long again (a disabled
+// event writes no more). Decides what the refresh limit itself promises (one
+// sample, one signal, si_code POLL_HUP) or returns what was seen.
+std::optional<Seen> refresh_once(Report& report, std::uint32_t watermark) {
   const int signo = SIGRTMIN + 7;
   SignalCapture capture(signo);
-  PerfEvent event =
-      PerfEvent::open(task_clock_overflow_attr(kPeriodNs, ring_data_bytes(kOverflowRingPagesLog2)), 0, -1);
+  PerfEvent event = PerfEvent::open(task_clock_overflow_attr(kPeriodNs, watermark), 0, -1);
   event.request_signals(getpid(), signo);
   RingBuffer ring = RingBuffer::map(event.fd(), kOverflowRingPagesLog2);
   check(ioctl(event.fd(), PERF_EVENT_IOC_REFRESH, 1) == 0, "PERF_EVENT_IOC_REFRESH");
 
-  // Spend CPU time until the first sample, then as long again: a disabled event writes no more.
   const Deadline deadline(kWakeupBudget);
   const std::int64_t start = monotonic_ns();
   while (ring.head() == 0 && !deadline.expired()) burn_cpu(1ms);
@@ -71,14 +82,37 @@ SIGWAKE_CASE(overflow_sigio_refresh) {
   add_poll_evidence(report, revents);
   add_signal_evidence(report, capture);
   if (capture.count() > 0 && capture.deliveries()[0].code != POLL_HUP) {
-    return report.decide(Verdict::kMisdelivered, "the refresh limit's signal came without si_code POLL_HUP");
+    report.decide(Verdict::kMisdelivered, "the refresh limit's signal came without si_code POLL_HUP");
+    return std::nullopt;
   }
   if (records > 1 || capture.count() > 1) {
-    return report.decide(Verdict::kWrongCount, std::to_string(records) + " samples and " +
-                                                   std::to_string(capture.count()) +
-                                                   " signals where REFRESH 1 allows one: the event was not disabled");
+    report.decide(Verdict::kWrongCount, std::to_string(records) + " samples and " + std::to_string(capture.count()) +
+                                            " signals where REFRESH 1 allows one: the event was not disabled");
+    return std::nullopt;
   }
-  decide_overflow_signal(report, {records, (revents & POLLIN) != 0, capture.count()});
+  return Seen{records, (revents & POLLIN) != 0, capture.count()};
+}
+
+}  // namespace
+
+SIGWAKE_CASE(overflow_sigio_refresh) {
+  // A counting event never overflows, so a limit on it could never be reached: _perf_event_refresh() refuses.
+  perf_event_attr counting = task_clock_overflow_attr(kPeriodNs, 1);
+  counting.sample_period = 0;
+  const PerfEvent counter = PerfEvent::open(counting, 0, -1);
+  const bool refused = ioctl(counter.fd(), PERF_EVENT_IOC_REFRESH, 1) == -1 && errno == EINVAL;
+  report.add("refresh_of_a_counting_event", refused ? "EINVAL" : "accepted");
+  if (!refused) {
+    return report.decide(Verdict::kMisdelivered, "PERF_EVENT_IOC_REFRESH accepted on a counting event, whose "
+                                                 "limit no overflow can reach");
+  }
+  if (const auto seen = refresh_once(report, ring_data_bytes(kOverflowRingPagesLog2))) {
+    decide_overflow_signal(report, *seen);
+  }
+}
+
+SIGWAKE_CASE(overflow_sigio_refresh_woken) {
+  if (const auto seen = refresh_once(report, 1)) decide_watermark_signal(report, *seen, "the refresh limit's sample");
 }
 
 }  // namespace sigwake

@@ -1,9 +1,16 @@
 // Control for watermark_sigio: the same watermark setup observed with poll().
 // A sleeping poll() is woken on every kernel that writes PERF_RECORD_SWITCH (v4.3+).
+// perf_poll() reports a wakeup once: it takes rb->poll with atomic_xchg(..., 0),
+// so with the event disabled and that report read, poll() must be quiet.
+//  - watermark_poll_without_ring: an event with no ring mapped has nothing to
+//    wait for, and perf_poll() says so at once with POLLHUP.
 #include <poll.h>
+#include <unistd.h>
 
+#include "lib/attrs.h"
 #include "lib/evidence.h"
 #include "lib/fixture.h"
+#include "lib/process.h"
 #include "lib/repro.h"
 
 namespace sigwake {
@@ -11,14 +18,33 @@ namespace sigwake {
 SIGWAKE_CASE(watermark_poll) {
   SwitchFixture f;
   const short revents = f.trigger();
+  f.event.disable();  // no record after this one: the next two polls see only what is left
+  wait_readable(f.event.fd(), 0ms);
+  const short again = wait_readable(f.event.fd(), 0ms);
 
   report.add("data_head", static_cast<long long>(f.ring.head()));
   const int records = add_record_evidence(report, f.ring.consume());
   add_poll_evidence(report, revents);
+  report.add("pollin_again", (again & POLLIN) != 0);
 
   if (records == 0) return report.decide(Verdict::kNoRecord, "the child ran, the kernel wrote no SWITCH record");
-  if (revents & POLLIN) return report.decide(Verdict::kDelivered, "poll() woke with POLLIN");
-  report.decide(Verdict::kNoWakeup, "SWITCH records past the watermark, poll() never reported POLLIN");
+  if (!(revents & POLLIN)) {
+    return report.decide(Verdict::kNoWakeup, "SWITCH records past the watermark, poll() never reported POLLIN");
+  }
+  if (again & POLLIN) {
+    return report.decide(Verdict::kWrongCount, "poll() reported POLLIN again with the event disabled and its "
+                                               "wakeup already read");
+  }
+  report.decide(Verdict::kDelivered, "poll() woke with POLLIN, once");
+}
+
+SIGWAKE_CASE(watermark_poll_without_ring) {
+  StoppedChild child;
+  const PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
+  const short revents = wait_readable(event.fd(), 0ms);
+  add_poll_evidence(report, revents);
+  if (revents & POLLHUP) return report.decide(Verdict::kDelivered, "poll() reported POLLHUP: no ring to wait on");
+  report.decide(Verdict::kMisdelivered, "poll() on an event without a ring did not report POLLHUP");
 }
 
 }  // namespace sigwake

@@ -78,7 +78,13 @@ TABLE: tuple[Expectation, ...] = (
     Expectation(
         "watermark_poll", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "perf_output_wakeup() has set rb->poll and queued the wakeup since PERF_RECORD_SWITCH exists "
-        "(45ac1403f564 \"perf: Add PERF_RECORD_SWITCH to indicate context switches\", v4.3)",
+        "(45ac1403f564 \"perf: Add PERF_RECORD_SWITCH to indicate context switches\", v4.3); perf_poll() in "
+        "kernel/events/core.c takes rb->poll with atomic_xchg(&rb->poll, 0), so a wakeup is reported once",
+    ),
+    Expectation(
+        "watermark_poll_without_ring", Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "perf_poll() in kernel/events/core.c starts from EPOLLHUP and only an event's mapped ring (event->rb) "
+        "replaces it: an event with no ring reports POLLHUP at once",
     ),
     *(Expectation(
         case, Verdict.DELIVERED, Verdict.DELIVERED, None,
@@ -88,6 +94,18 @@ TABLE: tuple[Expectation, ...] = (
         "send_sigio_to_task() in fs/fcntl.c fills si_code, si_band and si_fd; PERF_EVENT_IOC_REFRESH arms "
         "event_limit, whose last overflow sets pending_kill = POLL_HUP and disables the event (perf_event_open(2))",
     ) for case in ("overflow_sigio", "overflow_sigio_refresh", "setown_ex_tid_overflow", "setsig_siginfo_overflow")),
+    Expectation(
+        "overflow_sigio_refresh_woken", Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "at the PERF_EVENT_IOC_REFRESH limit __perf_event_overflow() in kernel/events/core.c sets pending_kill = "
+        "POLL_HUP before it writes the sample; that write crossing a 1-byte watermark wakes the ring, and "
+        "perf_output_wakeup() in kernel/events/ring_buffer.c sets POLL_IN only when nothing is pending (since "
+        "fd20bb51ed39, v6.10; before, it never touched pending_kill): POLLIN and one signal with POLL_HUP",
+    ),
+    Expectation(
+        "watermark_threshold_default", Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "with no watermark asked for, ring_buffer_init() in kernel/events/ring_buffer.c sets rb->watermark to half "
+        "the data area (max_size / 2), and __perf_output_begin() marks a wakeup when a write takes data_head past it",
+    ),
     Expectation(
         "inherit_wakeup_overflow", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "an inherited child event's overflow signals through perf_event_fasync(), which returns the parent event's "

@@ -92,7 +92,7 @@ short wait_readable(int fd, std::chrono::milliseconds budget) {
   for (;;) {  // polls at least once, so a zero budget asks for the current state
     const timespec left = deadline.remaining_timespec();
     const int rc = ppoll(&pfd, 1, &left, nullptr);
-    if (rc > 0) return pfd.revents;
+    if (rc > 0) return budget.count() > 0 && deadline.expired() ? 0 : pfd.revents;
     check(rc == 0 || errno == EINTR, "ppoll");
     if (deadline.expired()) return 0;
   }

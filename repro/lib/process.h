@@ -59,7 +59,10 @@ class AnonymousPage {
   void* address_;
 };
 
-// poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if none).
+// poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if
+// none). Readiness that poll() only finds in the look it takes when its timeout
+// ends counts as none: nothing woke the sleeper, so a kernel that sets the state
+// but never wakes its pollers does not pass for one that does.
 short wait_readable(int fd, std::chrono::milliseconds budget);
 
 // Spends CPU time in user space for about `budget`, for task-clock events to count.
