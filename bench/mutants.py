@@ -45,21 +45,28 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--generate", action="store_true", help="generated mutants over the whole path")
     parser.add_argument("--per-group", type=int, default=2, help="with --generate: per function and operator")
+    parser.add_argument("--shard", default="1/1", help="with --generate: K/N judges every N-th mutant from the "
+                        "K-th, in its own tree (run N at once; a last run without --shard writes the whole score)")
     parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
     patches = sorted(p for p in MUTANTS.glob("*.patch") if not args.mutant or p.stem in args.mutant)
     cache = default_cache()
     built = binaries.build(REPO, REPO / "build", progress)
-    tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress)
+    k, n = (int(x) for x in args.shard.split("/"))
+    if not 1 <= k <= n:
+        parser.error(f"--shard {args.shard}: K/N with 1 <= K <= N")
+    tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress, copy=k - 1)
     builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
     config = GuestConfig(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
     start = time.monotonic()
     fragments = tuple(kconfig.default_fragments(REPO / "kernel-configs"))
     try:
         if args.generate:
-            records = score_generated(builder, tree, fragments, built, config, cache / "generated-mutants", progress,
-                                      args.per_group)
+            folder = cache / "generated-mutants"
+            records = score_generated(builder, tree, fragments, built, config,
+                                      folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
+                                      records=folder / "records", shard=(k - 1, n))
             records = judged(records, equivalents(MUTANTS / "equivalent.tsv"))
             for path in write_score(args.results, records, time.monotonic() - start):
                 print(path)

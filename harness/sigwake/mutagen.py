@@ -28,8 +28,14 @@ PATH: dict[str, tuple[str, ...]] = {
                              "__perf_event_overflow", "perf_output_sample", "_perf_event_refresh",
                              "perf_event_set_output", "perf_mmap", "perf_pending_irq"),
     "include/linux/perf_event.h": ("perf_event_fasync",),
-    "fs/fcntl.c": ("f_setown", "f_setown_ex", "do_fcntl", "send_sigio", "send_sigio_to_task", "sigio_perm",
+    # F_SETSIG's body is f_owner_sig() in 6.12 (do_fcntl() only dispatches; its other commands are off the path).
+    "fs/fcntl.c": ("f_setown", "f_setown_ex", "f_owner_sig", "send_sigio", "send_sigio_to_task", "sigio_perm",
                    "kill_fasync", "kill_fasync_rcu"),
+}
+# Where the path is one part of a function, the lines it takes there: the first and the last, by their text.
+FOCUS: dict[str, tuple[str, str]] = {
+    "perf_output_sample": ("if (!event->attr.watermark) {", "local_inc(&rb->wakeup);"),  # wakeup_events
+    "perf_mmap": ("user_extra = nr_pages + 1;", "atomic64_add(extra, &vma->vm_mm->pinned_vm);"),  # accounting
 }
 OPERATORS = ("relational", "condition", "logical", "statement", "bound", "sibling", "redirection")
 
@@ -150,15 +156,30 @@ def changes(site: Site, text: str, lines: list[str]) -> Iterable[tuple[int, int,
             yield start, end + hop.end(), span
 
 
-def mutants_of(tree: Path, path: str, functions: tuple[str, ...], operators: tuple[str, ...] = OPERATORS
-               ) -> list[Mutant]:
-    """Every mutant of one file's path functions, in file order, each once."""
+def focused_lines(lines: list[str], path: str, function: str, first: str, last: str) -> range:
+    """The 1-based lines from the first one holding `first` to the next one holding `last`."""
+    start = next((i for i, line in enumerate(lines, 1) if first in line), None)
+    end = next((i for i, line in enumerate(lines[start - 1:], start) if last in line), None) if start else None
+    if start is None or end is None:
+        raise MutagenError(f"{path}: {function}()'s part on the path ({first!r} to {last!r}) is not in this tree")
+    return range(start, end + 1)
+
+
+def mutants_of(tree: Path, path: str, functions: tuple[str, ...], operators: tuple[str, ...] = OPERATORS,
+               focus: dict[str, tuple[str, str]] | None = None) -> list[Mutant]:
+    """Every mutant of one file's path functions (of a function in `focus`, only its part there), in file order,
+    each once."""
     source = tree / path
     text = source.read_text()
     lines = text.splitlines(keepends=True)
+    focus = FOCUS if focus is None else focus
+    parts = {f: focused_lines(lines, path, f, *focus[f]) for f in functions if f in focus}
     made: dict[str, Mutant] = {}
     for site in sorted(sites(source), key=lambda s: (s.start, s.operator)):
         if site.function not in functions or site.operator not in operators:
+            continue
+        if site.function in parts and not (site.start[0] in parts[site.function]
+                                           and site.end[0] in parts[site.function]):
             continue
         for start, end, after in changes(site, text, lines):
             mutated = text[:start] + after + text[end:]

@@ -17,7 +17,7 @@ from .binaries import Binaries
 from .build import KernelBuilder
 from .guest import GuestConfig
 from .mutagen import OPERATORS, PATH, Mutant, generate, sample
-from .mutants import MutantResult, score
+from .mutants import Boot, MutantResult, score
 from .progress import Progress
 
 VERDICTS = ("killed", "survived", "equivalent", "build-failed", "boot-failed")
@@ -115,17 +115,22 @@ def write_score(results_dir: Path, records: list[MutantRecord], seconds: float |
 
 def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], binaries: Binaries,
                     config: GuestConfig, work: Path, progress: Progress, per_group: int = 2,
-                    path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS
+                    path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
+                    records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None
                     ) -> list[MutantRecord]:
     """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
-    judged before (work/records holds one record per judged mutant: an interrupted score resumes)."""
+    judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
+    resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
+    tree and work folder and the records shared, judge the sample between them. Returns every chosen mutant's
+    record that exists."""
     mutants = sample(generate(tree, work / "patches", path or PATH, operators), per_group)
-    store = ScoreStore(work / "records")
-    todo = [(m, p) for m, p in mutants if store.get(m.name) is None]
-    progress.step(f"{len(mutants)} generated mutants chosen, {len(mutants) - len(todo)} judged before, "
-                  f"{len(todo)} to judge")
+    store = ScoreStore(records or work / "records")
+    k, n = shard
+    todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and store.get(m.name) is None]
+    progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
+                  f" judged before, {len(todo)} to judge" + (f" (shard {k + 1} of {n})" if n > 1 else ""))
     by_patch = {p: m for m, p in todo}
     if todo:
-        score(builder, tree, fragments, [p for _, p in todo], binaries, config, work, progress,
+        score(builder, tree, fragments, [p for _, p in todo], binaries, config, work, progress, boot,
               after_each=lambda result: store.put(record_of(by_patch[result.patch], result)))
     return [r for m, _ in mutants if (r := store.get(m.name)) is not None]

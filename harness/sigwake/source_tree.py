@@ -39,9 +39,10 @@ def unpack(cache: KernelCache, series: str, into: Path, progress: Progress) -> P
     return tree
 
 
-def kept_tree(cache: KernelCache, series: str, progress: Progress) -> Path:
-    """One long-lived tree per series under the cache, on its base commit and clean."""
-    root = cache.root / "trees" / f"linux-{series}"
+def kept_tree(cache: KernelCache, series: str, progress: Progress, copy: int = 0) -> Path:
+    """One long-lived tree per series under the cache, on its base commit and clean; `copy` > 0 names another
+    (two processes building at once need a tree each)."""
+    root = cache.root / "trees" / (f"linux-{series}" + (f".{copy}" if copy else ""))
     existing = [p for p in root.iterdir()] if root.is_dir() else []
     if len(existing) == 1 and (existing[0] / ".git").is_dir():
         tree = existing[0]

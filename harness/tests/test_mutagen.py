@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.mutagen import generate, mutants_of, sample
+from sigwake.mutagen import MutagenError, generate, mutants_of, sample
 
 DATA = Path(__file__).parent / "data" / "mutagen"
 FUNCTIONS = ("perf_output_wakeup", "send_sigio")
@@ -72,3 +72,14 @@ def test_a_sample_spreads_over_each_function_and_operator_and_is_stable() -> Non
     assert Counter((m.function, m.operator) for m, _ in one) == Counter(
         {(m.function, m.operator): 1 for m, _ in made})
     assert sample(made, 1) == one and sample(made, 100) == made
+
+
+def test_a_focused_function_is_mutated_only_in_its_part_on_the_path() -> None:
+    focus = {"send_sigio": ("kill_fasync(event, POLL_HUP)", "kill_fasync(event, POLL_HUP)")}
+    focused = mutants_of(DATA, "path.c", FUNCTIONS, focus=focus)
+    whole = mutants_of(DATA, "path.c", FUNCTIONS, focus={})
+    assert {m.line for m in focused if m.function == "send_sigio"} == {30}
+    assert {m.line for m in whole if m.function == "send_sigio"} == {29, 30}
+    assert [m for m in focused if m.function != "send_sigio"] == [m for m in whole if m.function != "send_sigio"]
+    with pytest.raises(MutagenError, match="send_sigio"):
+        mutants_of(DATA, "path.c", FUNCTIONS, focus={"send_sigio": ("no such line", "kill_fasync")})

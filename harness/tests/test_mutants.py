@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,3 +111,31 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
     assert "## equivalent: rb-wakeup-bound-24-b\n\npending_wakeup is only tested for non-zero" in text
     written = write_score(tmp_path / "results", records, 12.0)
     assert [p.name for p in written] == ["score.json", "score.md"] and written[0].parent.name == "mutants"
+
+
+@pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
+def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path: Path) -> None:
+    from sigwake.mutant_score import score_generated
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
+    path = {"path.c": ("perf_output_wakeup", "send_sigio")}
+    asked: list[str] = []
+
+    def fake_boot(built: BuiltKernel, label: str) -> GuestOutcome:
+        asked.append(label)
+        return BASE if label == "unpatched" else boot(case(N))
+
+    def shard(k: int, n: int) -> list:
+        return score_generated(FakeBuilder(), tree, (), FakeBinaries(), GuestConfig(Accel("tcg", "test")),  # type: ignore[arg-type]
+                               tmp_path / f"shard-{k}", Progress(quiet=True), 1, path, records=tmp_path / "records",
+                               shard=(k, n), boot=fake_boot)
+
+    first = shard(0, 2)
+    judged_first = [label for label in asked if label != "unpatched"]
+    second = shard(1, 2)
+    judged_second = [label for label in asked if label != "unpatched"][len(judged_first):]
+    assert judged_first and judged_second and not set(judged_first) & set(judged_second)
+    assert len(first) == len(judged_first) and len(second) == len(first) + len(judged_second)
+    assert all(r.verdict == "killed" for r in second)
+    asked.clear()
+    assert shard(0, 1) == second and asked == []  # everything judged: nothing booted again
