@@ -6,6 +6,7 @@
 //  - bpf_output_sigio: woken at a 1-byte watermark, like rr's setup.
 //  - bpf_output_wakeup_events: woken by wakeup_events=1 (no watermark), the
 //    sample-count path of perf_output_sample() -> rb->wakeup.
+//  - bpf_output_wakeup_events_count: wakeup_events=2 wakes every second sample.
 // The program runs through BPF_PROG_TEST_RUN on CPU 0: we decide when it writes.
 // Control: libbpf's perf_buffer (epoll) consumer gets the record on every kernel.
 #include <bpf/bpf.h>
@@ -150,6 +151,36 @@ SIGWAKE_CASE(bpf_output_wakeup_events) {
   perf_event_attr attr = bpf_output_attr();
   attr.wakeup_events = 1;
   output_signal(report, attr);
+}
+
+// wakeup_events counts: with 2, four writes wake at the second and the fourth
+// only (perf_output_sample() takes the count back down at each wakeup). rb->poll
+// is set inside the write, so a poll() after each write reads it exactly.
+SIGWAKE_CASE(bpf_output_wakeup_events_count) {
+  pin_to_cpu(0);
+  const Writer writer(report);
+  perf_event_attr attr = bpf_output_attr();
+  attr.wakeup_events = 2;
+  PerfEvent event = PerfEvent::open(attr, -1, 0);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  const std::uint32_t slot = 0;
+  const int fd = event.fd();
+  check(bpf_map_update_elem(writer.map_fd(), &slot, &fd, BPF_ANY) == 0, "bpf_map_update_elem(PERF_EVENT_ARRAY)");
+
+  std::string woken;
+  for (int write = 1; write <= 4; ++write) {
+    writer.write_on_cpu0();
+    if (wait_readable(event.fd(), 0ms) & POLLIN) woken += (woken.empty() ? "" : ",") + std::to_string(write);
+  }
+  const int records = add_record_evidence(report, ring.consume());
+  report.add("woken_after_writes", woken.empty() ? "none" : woken);
+  if (records < 4) return report.decide(Verdict::kNoRecord, std::to_string(records) + " records for 4 writes");
+  if (woken.empty()) return report.decide(Verdict::kNoWakeup, "4 samples at wakeup_events=2, poll() never woke");
+  if (woken != "2,4") {
+    return report.decide(Verdict::kWrongCount, "woken after writes " + woken + " where wakeup_events=2 wakes "
+                                                                              "after the 2nd and the 4th");
+  }
+  report.decide(Verdict::kDelivered, "woken after the 2nd and the 4th write");
 }
 
 SIGWAKE_CASE(bpf_output_perf_buffer) {

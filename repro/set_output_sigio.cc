@@ -3,8 +3,11 @@
 // itself). With FASYNC on A only, on B only, or on both: whose owner gets the
 // signal when B's records cross A's watermark? perf_output_wakeup() marks
 // handle->event, the event that wrote the record (B), and perf_event_wakeup()
-// signals perf_event_fasync() of that event: B's owner, never A's.
+// signals perf_event_fasync() of that event: B's owner, never A's. And a
+// per-task event of another task (ours) may not join A's buffer at all.
+#include <errno.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -25,6 +28,15 @@ void shared_buffer(Report& report, bool fasync_on_target, bool fasync_on_source)
   perf_event_attr silent = switch_watermark_attr(1);
   silent.context_switch = 0;
   SwitchFixture f(silent);  // the target: its buffer, none of its own records
+  {  // per-task events of two tasks never share a buffer: perf_event_set_output() refuses (EINVAL)
+    const PerfEvent ours = PerfEvent::open(silent, 0, -1);
+    const bool refused = ioctl(ours.fd(), PERF_EVENT_IOC_SET_OUTPUT, f.event.fd()) == -1 && errno == EINVAL;
+    report.add("set_output_across_tasks", refused ? "EINVAL" : "accepted");
+    if (!refused) {
+      return report.decide(Verdict::kMisdelivered, "PERF_EVENT_IOC_SET_OUTPUT joined another task's per-task "
+                                                   "event to the buffer: its records would land there");
+    }
+  }
   PerfEvent source = PerfEvent::open(switch_watermark_attr(1), f.child.pid(), -1);
   source.set_output(f.event);
   if (fasync_on_target) f.event.request_signals(getpid(), target_signo);

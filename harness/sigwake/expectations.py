@@ -58,7 +58,8 @@ TABLE: tuple[Expectation, ...] = (
         "bpf by default\"; Debian's too) sets kernel.unprivileged_bpf_disabled=2: loading a BPF program needs "
         "CAP_BPF or CAP_SYS_ADMIN (EPERM; the reason names the sysctl's value)",
         privileges=USER_PASSES,
-    ) for case in ("bpf_output_sigio", "bpf_output_wakeup_events", "bpf_output_perf_buffer")),
+    ) for case in ("bpf_output_sigio", "bpf_output_wakeup_events", "bpf_output_wakeup_events_count",
+                   "bpf_output_perf_buffer")),
     Expectation(
         "switch_support_cpu_wide", Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
         "a CPU-wide event needs CAP_PERFMON (or CAP_SYS_ADMIN) unless perf_event_paranoid <= 0: "
@@ -115,6 +116,11 @@ TABLE: tuple[Expectation, ...] = (
         "bpf_output_perf_buffer", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "bpf_perf_event_output() writes through perf_output_begin()/perf_output_end(), whose wakeup has always "
         "woken poll and epoll waiters (libbpf's perf_buffer consumer)",
+    ),
+    Expectation(
+        "bpf_output_wakeup_events_count", Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "perf_output_sample() in kernel/events/core.c counts samples in rb->events and, at wakeup_events, takes "
+        "wakeup_events back off and marks a wakeup: with 2, every second BPF output sample wakes the ring",
     ),
     Expectation(
         "wakeup_events_nonsample", Verdict.NO_WAKEUP, Verdict.NO_WAKEUP, None,

@@ -12,6 +12,12 @@ struct Unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The kernel reads back a signal's owner or number other than the one set: the
+// signal would go astray (verdict `misdelivered`).
+struct Misdelivered : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The reproducer itself failed (verdict `error`, never a kernel verdict).
 struct ReproError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
       if (report.verdict() == sigwake::Verdict::kNone) report.decide(sigwake::Verdict::kError, "no verdict reached");
     } catch (const sigwake::Unsupported& e) {
       report.decide(sigwake::Verdict::kUnsupported, e.what());
+    } catch (const sigwake::Misdelivered& e) {
+      report.decide(sigwake::Verdict::kMisdelivered, e.what());
     } catch (const std::exception& e) {
       report.decide(sigwake::Verdict::kError, e.what());
     }

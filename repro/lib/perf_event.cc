@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "errors.h"
@@ -152,16 +153,32 @@ std::uint64_t PerfEvent::id() const {
 }
 
 void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
+  // Each setting is read back: an owner or signal number the kernel keeps wrongly sends the signal astray.
+  const int unset = fcntl(fd_, F_GETSIG);
+  check(unset >= 0, "fcntl(F_GETSIG)");
+  if (unset != 0) throw Misdelivered("F_GETSIG of a fresh fd is " + std::to_string(unset) + ", not 0");
   const int flags = fcntl(fd_, F_GETFL);
   check(flags >= 0, "fcntl(F_GETFL)");
   check(fcntl(fd_, F_SETFL, flags | O_ASYNC) == 0, "fcntl(F_SETFL, O_ASYNC)");
+  f_owner_ex wanted{F_OWNER_TID, owner};
   if (kind == Owner::kProcess) {
     check(fcntl(fd_, F_SETOWN, owner) == 0, "fcntl(F_SETOWN)");
+    wanted = owner < 0 ? f_owner_ex{F_OWNER_PGRP, -owner} : f_owner_ex{F_OWNER_PID, owner};
   } else {
-    const f_owner_ex thread{F_OWNER_TID, owner};
-    check(fcntl(fd_, F_SETOWN_EX, &thread) == 0, "fcntl(F_SETOWN_EX, F_OWNER_TID)");
+    check(fcntl(fd_, F_SETOWN_EX, &wanted) == 0, "fcntl(F_SETOWN_EX, F_OWNER_TID)");
   }
-  if (signo != 0) check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
+  f_owner_ex got{};
+  check(fcntl(fd_, F_GETOWN_EX, &got) == 0, "fcntl(F_GETOWN_EX)");
+  if (got.type != wanted.type || got.pid != wanted.pid) {
+    throw Misdelivered("F_GETOWN_EX reads owner type " + std::to_string(got.type) + " pid " +
+                       std::to_string(got.pid) + " after setting type " + std::to_string(wanted.type) + " pid " +
+                       std::to_string(wanted.pid));
+  }
+  if (signo != 0) {
+    check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
+    const int set = fcntl(fd_, F_GETSIG);
+    if (set != signo) throw Misdelivered("F_GETSIG reads " + std::to_string(set) + " after F_SETSIG " + std::to_string(signo));
+  }
 }
 
 void PerfEvent::set_output(const PerfEvent& target) const {
