@@ -17,14 +17,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include "bpf/bpf_output.skel.h"
+#include "lib/bpf_load.h"
 #include "lib/budgets.h"
 #include "lib/decide.h"
 #include "lib/evidence.h"
-#include "lib/libbpf_log.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
@@ -34,48 +33,15 @@ namespace {
 constexpr int kENOTSUPP = 524;  // the kernel's "not supported" for this command, not in the libc headers
 constexpr std::uint64_t kMarker = 0x73696777616b65;  // "sigwake": the record carries it
 
-// Why a load failed with `err`, when a probe shows the kernel refuses BPF here.
-std::string kernel_refusal(int err) {
-  if (err == ENOSYS) return "the kernel has no bpf() syscall (CONFIG_BPF_SYSCALL)";
-  if (err == EPERM || err == EACCES) {
-    int disabled = -1;
-    std::ifstream("/proc/sys/kernel/unprivileged_bpf_disabled") >> disabled;
-    if (disabled != 0 && geteuid() != 0) {
-      return "probe: kernel.unprivileged_bpf_disabled=" + std::to_string(disabled) + " and we are not root";
-    }
-  }
-  if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER, nullptr) == 0) {
-    return "probe: the kernel has no socket-filter programs (CONFIG_NET), with which libbpf probes global data";
-  }
-  if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, nullptr) == 0) {
-    return "probe: libbpf_probe_bpf_prog_type(RAW_TRACEPOINT) says the kernel lacks raw_tp programs";
-  }
-  if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_perf_event_output, nullptr) == 0) {
-    return "probe: libbpf_probe_bpf_helper says raw_tp programs cannot call bpf_perf_event_output";
-  }
-  return "";
-}
-
 struct Writer {
-  bpf_output_bpf* skeleton;
+  Skeleton<bpf_output_bpf, bpf_output_bpf__open, bpf_output_bpf__load, bpf_output_bpf__destroy> skeleton;
 
-  explicit Writer(Report& report) {
-    keep_libbpf_log();
-    skeleton = bpf_output_bpf__open();
-    if (skeleton == nullptr) throw ReproError(errno_text("opening the BPF object"));
-    skeleton->rodata->marker = kMarker;
-    if (const int err = bpf_output_bpf__load(skeleton); err != 0) {
-      bpf_output_bpf__destroy(skeleton);
-      report.add("libbpf_log", libbpf_log_tail(2000));
-      errno = -err;
-      const std::string what = errno_text("loading the BPF program");
-      if (const std::string refusal = kernel_refusal(-err); !refusal.empty()) throw Unsupported(what + " (" + refusal + ")");
-      throw ReproError(what + " (no probe shows the kernel lacking a feature; libbpf_log has libbpf's words)");
-    }
-  }
-  Writer(const Writer&) = delete;
-  Writer& operator=(const Writer&) = delete;
-  ~Writer() { bpf_output_bpf__destroy(skeleton); }
+  explicit Writer(Report& report)
+      : skeleton(report, BPF_PROG_TYPE_RAW_TRACEPOINT, [](bpf_output_bpf& s) { s.rodata->marker = kMarker; }, [] {
+          return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_perf_event_output, nullptr) != 0
+                     ? ""
+                     : "probe: libbpf_probe_bpf_helper says raw_tp programs cannot call bpf_perf_event_output";
+        }) {}
 
   int map_fd() const { return bpf_map__fd(skeleton->maps.events); }
 

@@ -59,7 +59,7 @@ TABLE: tuple[Expectation, ...] = (
         "CAP_BPF or CAP_SYS_ADMIN (EPERM; the reason names the sysctl's value)",
         privileges=USER_PASSES,
     ) for case in ("bpf_output_sigio", "bpf_output_wakeup_events", "bpf_output_wakeup_events_count",
-                   "bpf_output_perf_buffer")),
+                   "bpf_output_perf_buffer", "bpf_filter_sigio")),
     Expectation(
         "switch_support_cpu_wide", Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
         "a CPU-wide event needs CAP_PERFMON (or CAP_SYS_ADMIN) unless perf_event_paranoid <= 0: "
@@ -116,6 +116,13 @@ TABLE: tuple[Expectation, ...] = (
         "bpf_output_perf_buffer", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "bpf_perf_event_output() writes through perf_output_begin()/perf_output_end(), whose wakeup has always "
         "woken poll and epoll waiters (libbpf's perf_buffer consumer)",
+    ),
+    Expectation(
+        "bpf_filter_sigio", Verdict.MISDELIVERED, Verdict.NOT_DELIVERED, (6, 10),
+        "c4fcc7d1f415 \"perf/bpf: Allow a BPF program to suppress all sample side effects\" (v6.10): "
+        "__perf_event_overflow() in kernel/events/core.c runs a PERF_EVENT_IOC_SET_BPF program before it sets "
+        "pending_kill, and a program returning 0 ends the overflow there; before, the program replaced only the "
+        "overflow handler (the output) and the signal still came",
     ),
     Expectation(
         "bpf_output_wakeup_events_count", Verdict.DELIVERED, Verdict.DELIVERED, None,
