@@ -47,6 +47,13 @@ def main() -> int:
     parser.add_argument("--per-group", type=int, default=2, help="with --generate: per function and operator")
     parser.add_argument("--shard", default="1/1", help="with --generate: K/N judges every N-th mutant from the "
                         "K-th, in its own tree (run N at once; a last run without --shard writes the whole score)")
+    parser.add_argument("--config", action="append", default=[], metavar="FRAGMENT",
+                        help="a kernel-configs fragment (name or path) added to the defaults, e.g. lockdep")
+    parser.add_argument("--rejudge", action="append", default=[], metavar="VERDICT",
+                        help="with --generate: judge the mutants recorded with this verdict again (e.g. survived)")
+    parser.add_argument("--tree-copy", type=int, default=None,
+                        help="which kept tree to build in (default: the shard's); a kernel config of its own keeps "
+                             "its own objects")
     parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
@@ -56,17 +63,19 @@ def main() -> int:
     k, n = (int(x) for x in args.shard.split("/"))
     if not 1 <= k <= n:
         parser.error(f"--shard {args.shard}: K/N with 1 <= K <= N")
-    tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress, copy=k - 1)
+    tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress,
+                                 copy=k - 1 if args.tree_copy is None else args.tree_copy)
     builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
     config = GuestConfig(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
     start = time.monotonic()
-    fragments = tuple(kconfig.default_fragments(REPO / "kernel-configs"))
+    fragments = (*kconfig.default_fragments(REPO / "kernel-configs"),
+                 *(Path(c) if "/" in c else REPO / "kernel-configs" / f"{c}.config" for c in args.config))
     try:
         if args.generate:
             folder = cache / "generated-mutants"
             records = score_generated(builder, tree, fragments, built, config,
                                       folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
-                                      records=folder / "records", shard=(k - 1, n))
+                                      records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge))
             records = judged(records, equivalents(MUTANTS / "equivalent.tsv"))
             for path in write_score(args.results, records, time.monotonic() - start):
                 print(path)

@@ -33,14 +33,15 @@ class MutantRecord:
     killed_by: list[str] = field(default_factory=list)  # the changes that killed it, as validate-patch says them
     why: str = ""  # the build or boot error, or why it is equivalent
     diff: str = ""
+    config: str = ""  # the kernel-configs fragments of the kernels it was judged on
 
 
-def record_of(mutant: Mutant, result: MutantResult) -> MutantRecord:
+def record_of(mutant: Mutant, result: MutantResult, config: str) -> MutantRecord:
     verdict = {"detected": "killed", "survived": "survived", "build failed": "build-failed",
                "boot failed": "boot-failed"}[result.verdict]
     return MutantRecord(mutant.name, mutant.path, mutant.function, mutant.operator, verdict,
                         [str(c) for c in result.detected_by], result.build_error or result.boot_error or "",
-                        mutant.diff)
+                        mutant.diff, config)
 
 
 class ScoreStore:
@@ -58,6 +59,10 @@ class ScoreStore:
 
     def put(self, record: MutantRecord) -> None:
         atomic_write(self.folder / f"{record.name}.json", json.dumps(asdict(record), indent=2) + "\n")
+
+    def forget(self, name: str) -> None:
+        """Judged again on the next score (e.g. a survivor, on a kernel that checks more)."""
+        (self.folder / f"{name}.json").unlink(missing_ok=True)
 
 
 def equivalents(explained: Path) -> dict[str, str]:
@@ -93,13 +98,15 @@ def render(records: list[MutantRecord], seconds: float | None = None) -> str:
         groups.setdefault((r.function, r.operator), Counter())[r.verdict] += 1
     for (function, operator), c in sorted(groups.items()):
         lines.append(f"| {function} | {operator} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    configs = Counter(r.config or "(not recorded)" for r in records)
+    lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({n} mutants)" for c, n in configs.most_common())]
     unkilled = [f for f in sorted({r.function for r in records})
                 if not any(r.function == f and r.verdict == "killed" for r in records)]
     if unkilled:
         lines += ["", "Functions without a kill: " + ", ".join(unkilled)]
     for r in (r for r in records if r.verdict in ("survived", "equivalent")):
-        lines += ["", f"## {r.verdict}: {r.name}", ""] + ([r.why, ""] if r.why else []) + ["```diff", r.diff.rstrip(),
-                                                                                            "```"]
+        lines += ["", f"## {r.verdict}: {r.name}", ""] + ([r.why, ""] if r.why else []) + (
+            [f"Judged on {r.config}.", ""] if r.config else []) + ["```diff", r.diff.rstrip(), "```"]
     return "\n".join(lines) + "\n"
 
 
@@ -116,15 +123,19 @@ def write_score(results_dir: Path, records: list[MutantRecord], seconds: float |
 def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], binaries: Binaries,
                     config: GuestConfig, work: Path, progress: Progress, per_group: int = 2,
                     path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
-                    records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None
-                    ) -> list[MutantRecord]:
+                    records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
+                    rejudge: tuple[str, ...] = ()) -> list[MutantRecord]:
     """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
-    tree and work folder and the records shared, judge the sample between them. Returns every chosen mutant's
-    record that exists."""
+    tree and work folder and the records shared, judge the sample between them. Records whose verdict is in
+    `rejudge` are judged again (on these fragments). Returns every chosen mutant's record that exists."""
     mutants = sample(generate(tree, work / "patches", path or PATH, operators), per_group)
     store = ScoreStore(records or work / "records")
+    for m, _ in mutants:
+        if (kept := store.get(m.name)) is not None and kept.verdict in rejudge:
+            store.forget(m.name)
+    config = " + ".join(f.stem for f in fragments)
     k, n = shard
     todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and store.get(m.name) is None]
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
@@ -132,5 +143,5 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     by_patch = {p: m for m, p in todo}
     if todo:
         score(builder, tree, fragments, [p for _, p in todo], binaries, config, work, progress, boot,
-              after_each=lambda result: store.put(record_of(by_patch[result.patch], result)))
+              after_each=lambda result: store.put(record_of(by_patch[result.patch], result, config)))
     return [r for m, _ in mutants if (r := store.get(m.name)) is not None]

@@ -125,10 +125,10 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
         asked.append(label)
         return BASE if label == "unpatched" else boot(case(N))
 
-    def shard(k: int, n: int) -> list:
-        return score_generated(FakeBuilder(), tree, (), FakeBinaries(), GuestConfig(Accel("tcg", "test")),  # type: ignore[arg-type]
-                               tmp_path / f"shard-{k}", Progress(quiet=True), 1, path, records=tmp_path / "records",
-                               shard=(k, n), boot=fake_boot)
+    def shard(k: int, n: int, rejudge: tuple[str, ...] = (), fragments: tuple[Path, ...] = ()) -> list:
+        return score_generated(FakeBuilder(), tree, fragments, FakeBinaries(),  # type: ignore[arg-type]
+                               GuestConfig(Accel("tcg", "test")), tmp_path / f"shard-{k}", Progress(quiet=True), 1,
+                               path, records=tmp_path / "records", shard=(k, n), boot=fake_boot, rejudge=rejudge)
 
     first = shard(0, 2)
     judged_first = [label for label in asked if label != "unpatched"]
@@ -139,3 +139,7 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
     assert all(r.verdict == "killed" for r in second)
     asked.clear()
     assert shard(0, 1) == second and asked == []  # everything judged: nothing booted again
+    # judged again on a kernel with another fragment: every record booted anew and saying which kernel
+    again = shard(0, 1, rejudge=("killed",), fragments=(Path("lockdep.config"),))
+    assert len([a for a in asked if a != "unpatched"]) == len(second)
+    assert {r.config for r in again} == {"lockdep"} and {r.config for r in second} == {""}
