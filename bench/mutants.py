@@ -50,7 +50,7 @@ def main() -> int:
     parser.add_argument("--config", action="append", default=[], metavar="FRAGMENT",
                         help="a kernel-configs fragment (name or path) added to the defaults, e.g. lockdep")
     parser.add_argument("--rejudge", action="append", default=[], metavar="VERDICT",
-                        help="with --generate: judge the mutants recorded with this verdict again (e.g. survived)")
+                        help="with --generate: judge again only the mutants recorded with this verdict (e.g. survived)")
     parser.add_argument("--tree-copy", type=int, default=None,
                         help="which kept tree to build in (default: the shard's); a kernel config of its own keeps "
                              "its own objects")

@@ -129,15 +129,17 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
     tree and work folder and the records shared, judge the sample between them. Records whose verdict is in
-    `rejudge` are judged again (on these fragments). Returns every chosen mutant's record that exists."""
+    `rejudge` are judged again (on these fragments), and only they. Returns every chosen mutant's record that
+    exists."""
     mutants = sample(generate(tree, work / "patches", path or PATH, operators), per_group)
     store = ScoreStore(records or work / "records")
-    for m, _ in mutants:
-        if (kept := store.get(m.name)) is not None and kept.verdict in rejudge:
-            store.forget(m.name)
+    again = {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.verdict in rejudge}
+    for name in again:
+        store.forget(name)
     config = " + ".join(f.stem for f in fragments)
     k, n = shard
-    todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and store.get(m.name) is None]
+    todo = [(m, p) for i, (m, p) in enumerate(mutants)
+            if i % n == k and store.get(m.name) is None and (not rejudge or m.name in again)]
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
                   f" judged before, {len(todo)} to judge" + (f" (shard {k + 1} of {n})" if n > 1 else ""))
     by_patch = {p: m for m, p in todo}

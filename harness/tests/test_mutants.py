@@ -143,3 +143,5 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
     again = shard(0, 1, rejudge=("killed",), fragments=(Path("lockdep.config"),))
     assert len([a for a in asked if a != "unpatched"]) == len(second)
     assert {r.config for r in again} == {"lockdep"} and {r.config for r in second} == {""}
+    asked.clear()
+    assert shard(0, 1, rejudge=("survived",)) == again and asked == []  # none survived: nothing judged
