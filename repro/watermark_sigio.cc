@@ -6,7 +6,8 @@
 //  - watermark_sigio_default_signal: no F_SETSIG (owner signum 0, as rr does),
 //    so the kernel's default path sends a plain SIGIO (si_code SI_KERNEL).
 //  - watermark_sigio_process_group: F_SETOWN with a negative id, our own process
-//    group: send_sigio() walks the group's tasks instead of naming one.
+//    group: send_sigio() walks the group's tasks instead of naming one, so a
+//    second member of the group (a forked witness) must get the signal too.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -16,13 +17,14 @@
 #include "lib/decide.h"
 #include "lib/evidence.h"
 #include "lib/fixture.h"
+#include "lib/process.h"
 #include "lib/repro.h"
 
 namespace sigwake {
 namespace {
 
-// `owner` as F_SETOWN takes it: our pid, or minus our process group.
-void watermark_signal(Report& report, int setsig, pid_t owner) {
+// `owner` as F_SETOWN takes it: our pid, or minus our process group. Returns what was seen.
+Seen watermark_signal(Report& report, int setsig, pid_t owner) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   SwitchFixture f;  // its child leads a group of its own: never in ours
   f.event.request_signals(owner, setsig);
@@ -39,19 +41,32 @@ void watermark_signal(Report& report, int setsig, pid_t owner) {
   add_signal_evidence(report, sigio);
   report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
   if (signalled) report.add("signal_after_poll_us", static_cast<long long>((sigio.deliveries()[0].at_ns - woken) / 1000));
-  decide_watermark_signal(report, {records, (revents & POLLIN) != 0, sigio.count()}, "SWITCH records");
+  return {records, (revents & POLLIN) != 0, sigio.count()};
 }
 
 }  // namespace
 
-SIGWAKE_CASE(watermark_sigio) { watermark_signal(report, SIGIO, getpid()); }
-SIGWAKE_CASE(watermark_sigio_default_signal) { watermark_signal(report, 0, getpid()); }
+SIGWAKE_CASE(watermark_sigio) {
+  decide_watermark_signal(report, watermark_signal(report, SIGIO, getpid()), "SWITCH records");
+}
+
+SIGWAKE_CASE(watermark_sigio_default_signal) {
+  decide_watermark_signal(report, watermark_signal(report, 0, getpid()), "SWITCH records");
+}
 
 SIGWAKE_CASE(watermark_sigio_process_group) {
-  // A group of our own, so that the signal reaches nobody else (not whoever started us).
+  // A group of our own, so that the signal reaches nobody else (not whoever started us), with a second
+  // member: a signal sent to the group reaches every member, not only its leader.
   check(setpgid(0, 0) == 0, "setpgid(0, 0)");
   report.add("owner_pgrp", static_cast<long long>(getpgrp()));
-  watermark_signal(report, SIGIO, -getpgrp());
+  SignalWitness member(SIGIO);
+  const Seen seen = watermark_signal(report, SIGIO, -getpgrp());
+  const bool reached = seen.signals > 0 && member.received(kSignalGrace);
+  report.add("member_signalled", reached);
+  if (seen.signals > 0 && !reached) {
+    return report.decide(Verdict::kMisdelivered, "we got the group's signal, the group's other member did not");
+  }
+  decide_watermark_signal(report, seen, "SWITCH records");
 }
 
 }  // namespace sigwake

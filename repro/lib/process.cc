@@ -10,6 +10,7 @@
 
 #include <cerrno>
 
+#include "budgets.h"
 #include "deadline.h"
 #include "errors.h"
 
@@ -76,6 +77,42 @@ bool StoppedChild::ran(std::chrono::milliseconds budget) {
   wait_stopped(pid_);  // its next step after the byte is raise(SIGSTOP): bounded
   stopped_again_ = true;
   return true;
+}
+
+SignalWitness::SignalWitness(int signo) {
+  int fds[2];
+  check(pipe2(fds, O_CLOEXEC) == 0, "pipe2");
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  sigaddset(&wanted, signo);
+  pid_ = fork();
+  check(pid_ >= 0, "fork");
+  if (pid_ == 0) {
+    sigprocmask(SIG_BLOCK, &wanted, nullptr);
+    const char ready = 0;
+    (void)!write(fds[1], &ready, 1);
+    const char got = sigwaitinfo(&wanted, nullptr) == signo;
+    (void)!write(fds[1], &got, 1);
+    _exit(0);
+  }
+  close(fds[1]);
+  answer_fd_ = fds[0];
+  char ready = 1;
+  if (!(wait_readable(answer_fd_, kWakeupBudget) & POLLIN) || read(answer_fd_, &ready, 1) != 1) {
+    throw ReproError("the group's second member never started waiting");
+  }
+}
+
+SignalWitness::~SignalWitness() {
+  close(answer_fd_);
+  kill(pid_, SIGKILL);
+  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+bool SignalWitness::received(std::chrono::milliseconds budget) {
+  char got = 0;
+  return (wait_readable(answer_fd_, budget) & POLLIN) && read(answer_fd_, &got, 1) == 1 && got == 1;
 }
 
 AnonymousPage::AnonymousPage()

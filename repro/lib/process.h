@@ -45,6 +45,24 @@ class StoppedChild {
   bool stopped_again_ = false;
 };
 
+// A forked child in our process group with `signo` blocked, waiting for it: a
+// second member of the group, to see whether a signal sent to the group reached
+// it too. It waits until asked or killed.
+class SignalWitness {
+ public:
+  explicit SignalWitness(int signo);  // returns once it is waiting
+  SignalWitness(const SignalWitness&) = delete;
+  SignalWitness& operator=(const SignalWitness&) = delete;
+  ~SignalWitness();  // kills and reaps it
+
+  // Whether it has the signal, or gets it within `budget`.
+  bool received(std::chrono::milliseconds budget);
+
+ private:
+  int answer_fd_ = -1;
+  pid_t pid_ = -1;
+};
+
 // An anonymous private page, mapped for as long as this lives: each one is a
 // PERF_RECORD_MMAP for events with mmap_data.
 class AnonymousPage {
