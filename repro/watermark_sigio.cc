@@ -2,7 +2,8 @@
 // Fixed upstream by fd20bb51ed39 "perf/ring_buffer: Trigger IO signals for
 // watermark_wakeup" (v6.10); before it, perf_output_wakeup() woke poll() only.
 //  - watermark_sigio: F_SETSIG names SIGIO, so send_sigio_to_task() takes its
-//    siginfo path (si_code POLL_IN).
+//    siginfo path (si_code POLL_IN). Then the monitored task exits with the
+//    event disabled: no further signal.
 //  - watermark_sigio_default_signal: no F_SETSIG (owner signum 0, as rr does),
 //    so the kernel's default path sends a plain SIGIO (si_code SI_KERNEL).
 //  - watermark_sigio_process_group: F_SETOWN with a negative id, our own process
@@ -23,8 +24,16 @@
 namespace sigwake {
 namespace {
 
-// `owner` as F_SETOWN takes it: our pid, or minus our process group. Returns what was seen.
-Seen watermark_signal(Report& report, int setsig, pid_t owner) {
+// `owner` as F_SETOWN takes it: our pid, or minus our process group. Returns
+// what was seen. With `then_exit` the monitored child then exits with the event
+// disabled: perf_event_exit_event() wakes the event's pollers, and nothing is
+// pending to signal, so no signal may come (counted as signals_at_exit).
+struct Observed {
+  Seen seen;
+  int signals_at_exit = 0;
+};
+
+Observed watermark_signal(Report& report, int setsig, pid_t owner, bool then_exit = false) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   SwitchFixture f;  // its child leads a group of its own: never in ours
   f.event.request_signals(owner, setsig);
@@ -41,17 +50,30 @@ Seen watermark_signal(Report& report, int setsig, pid_t owner) {
   add_signal_evidence(report, sigio);
   report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
   if (signalled) report.add("signal_after_poll_us", static_cast<long long>((sigio.deliveries()[0].at_ns - woken) / 1000));
-  return {records, (revents & POLLIN) != 0, sigio.count()};
+  Observed o{{records, (revents & POLLIN) != 0, sigio.count()}};
+  if (then_exit) {
+    f.event.disable();
+    f.child.end();
+    sigio.collect(kSignalGrace, kSettle);
+    o.signals_at_exit = sigio.count() - o.seen.signals;
+    report.add("signals_at_exit", static_cast<long long>(o.signals_at_exit));
+  }
+  return o;
 }
 
 }  // namespace
 
 SIGWAKE_CASE(watermark_sigio) {
-  decide_watermark_signal(report, watermark_signal(report, SIGIO, getpid()), "SWITCH records");
+  const Observed o = watermark_signal(report, SIGIO, getpid(), true);
+  if (o.signals_at_exit > 0) {
+    return report.decide(Verdict::kWrongCount, "a signal came when the monitored task exited with the event "
+                                               "disabled and nothing pending");
+  }
+  decide_watermark_signal(report, o.seen, "SWITCH records");
 }
 
 SIGWAKE_CASE(watermark_sigio_default_signal) {
-  decide_watermark_signal(report, watermark_signal(report, 0, getpid()), "SWITCH records");
+  decide_watermark_signal(report, watermark_signal(report, 0, getpid()).seen, "SWITCH records");
 }
 
 SIGWAKE_CASE(watermark_sigio_process_group) {
@@ -60,7 +82,7 @@ SIGWAKE_CASE(watermark_sigio_process_group) {
   check(setpgid(0, 0) == 0, "setpgid(0, 0)");
   report.add("owner_pgrp", static_cast<long long>(getpgrp()));
   SignalWitness member(SIGIO);
-  const Seen seen = watermark_signal(report, SIGIO, -getpgrp());
+  const Seen seen = watermark_signal(report, SIGIO, -getpgrp()).seen;
   const bool reached = seen.signals > 0 && member.received(kSignalGrace);
   report.add("member_signalled", reached);
   if (seen.signals > 0 && !reached) {

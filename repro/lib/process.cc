@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "budgets.h"
 #include "deadline.h"
@@ -61,7 +62,8 @@ StoppedChild::StoppedChild(std::function<void()> after_resume) {
   close(fds[1]);
 }
 
-StoppedChild::~StoppedChild() {
+void StoppedChild::end() {
+  if (std::exchange(ended_, true)) return;
   close(ran_fd_);
   kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);

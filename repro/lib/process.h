@@ -30,7 +30,10 @@ class StoppedChild {
   explicit StoppedChild(std::function<void()> after_resume = {});  // returns once the child is stopped
   StoppedChild(const StoppedChild&) = delete;
   StoppedChild& operator=(const StoppedChild&) = delete;
-  ~StoppedChild();  // kills its process group and reaps it
+  ~StoppedChild() { end(); }
+
+  // Kills its process group and reaps it (now, or at the latest when it goes out of scope).
+  void end();
 
   pid_t pid() const { return pid_; }
   void resume() const;  // SIGCONT: it switches in, runs, stops again (switching out)
@@ -43,6 +46,7 @@ class StoppedChild {
   int ran_fd_ = -1;
   pid_t pid_ = -1;
   bool stopped_again_ = false;
+  bool ended_ = false;
 };
 
 // A forked child in our process group with `signo` blocked, waiting for it: a
