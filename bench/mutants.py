@@ -39,7 +39,8 @@ MUTANTS = Path(__file__).resolve().parent / "mutants"
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mutant", action="append", default=[], help="a patch name (stem); default: all")
+    parser.add_argument("--mutant", action="append", default=[],
+                        help="a patch name (stem); default: all (with --generate: judge only these, if not judged)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--passes", default=",".join(PRIVILEGES))
     parser.add_argument("--jobs", type=int, default=None)
@@ -75,7 +76,7 @@ def main() -> int:
             folder = cache / "generated-mutants"
             records = score_generated(builder, tree, fragments, built, config,
                                       folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
-                                      records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge))
+                                      records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge), only=tuple(args.mutant))
             records = judged(records, equivalents(MUTANTS / "equivalent.tsv"))
             for path in write_score(args.results, records, time.monotonic() - start):
                 print(path)

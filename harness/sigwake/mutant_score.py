@@ -60,10 +60,6 @@ class ScoreStore:
     def put(self, record: MutantRecord) -> None:
         atomic_write(self.folder / f"{record.name}.json", json.dumps(asdict(record), indent=2) + "\n")
 
-    def forget(self, name: str) -> None:
-        """Judged again on the next score (e.g. a survivor, on a kernel that checks more)."""
-        (self.folder / f"{name}.json").unlink(missing_ok=True)
-
 
 def equivalents(explained: Path) -> dict[str, str]:
     """name -> why no program can tell it from the kernel, from a tab-separated file ('#' lines are notes)."""
@@ -124,26 +120,26 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
                     config: GuestConfig, work: Path, progress: Progress, per_group: int = 2,
                     path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
                     records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
-                    rejudge: tuple[str, ...] = ()) -> list[MutantRecord]:
+                    rejudge: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> list[MutantRecord]:
     """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
     tree and work folder and the records shared, judge the sample between them. Records whose verdict is in
-    `rejudge` are judged again (on these fragments), and only they. Returns every chosen mutant's record that
-    exists."""
+    `rejudge` are judged again (on these fragments); with `rejudge` or `only` (mutant names), only those are
+    judged. Returns every chosen mutant's record that exists."""
     mutants = sample(generate(tree, work / "patches", path or PATH, operators), per_group)
     store = ScoreStore(records or work / "records")
+    # A record judged again is replaced only once its new one exists: an interrupted run loses none.
     again = {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.verdict in rejudge}
-    for name in again:
-        store.forget(name)
-    config = " + ".join(f.stem for f in fragments)
+    kernel_config = " + ".join(f.stem for f in fragments)
     k, n = shard
-    todo = [(m, p) for i, (m, p) in enumerate(mutants)
-            if i % n == k and store.get(m.name) is None and (not rejudge or m.name in again)]
+    todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and (
+        m.name in again or (store.get(m.name) is None and (not (rejudge or only) or m.name in only)))]
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
-                  f" judged before, {len(todo)} to judge" + (f" (shard {k + 1} of {n})" if n > 1 else ""))
+                  f" judged before, {len(todo)} to judge" + (f" ({len(again)} again)" if again else "")
+                  + (f" (shard {k + 1} of {n})" if n > 1 else ""))
     by_patch = {p: m for m, p in todo}
     if todo:
         score(builder, tree, fragments, [p for _, p in todo], binaries, config, work, progress, boot,
-              after_each=lambda result: store.put(record_of(by_patch[result.patch], result, config)))
+              after_each=lambda result: store.put(record_of(by_patch[result.patch], result, kernel_config)))
     return [r for m, _ in mutants if (r := store.get(m.name)) is not None]

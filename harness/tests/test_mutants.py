@@ -145,3 +145,38 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
     assert {r.config for r in again} == {"lockdep"} and {r.config for r in second} == {""}
     asked.clear()
     assert shard(0, 1, rejudge=("survived",)) == again and asked == []  # none survived: nothing judged
+
+
+@pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
+def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_config_given(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sigwake.mutants
+    from sigwake.mutant_score import ScoreStore, score_generated
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
+    config = GuestConfig(Accel("tcg", "test"), repeat=2)
+    booted_with: list[GuestConfig] = []
+
+    def boot_built(built, initrd, binaries, guest_config, log, label, progress):  # type: ignore[no-untyped-def]
+        booted_with.append(guest_config)
+        if label == "unpatched":
+            return BASE
+        if interrupted:
+            raise KeyboardInterrupt
+        return boot(case(N))
+
+    monkeypatch.setattr(sigwake.mutants, "boot_built", boot_built)
+
+    def run(rejudge: tuple[str, ...] = ()) -> list:
+        return score_generated(FakeBuilder(), tree, (Path("lockdep.config"),), FakeBinaries(),  # type: ignore[arg-type]
+                               config, tmp_path / "work", Progress(quiet=True), 1,
+                               {"path.c": ("perf_output_wakeup",)}, operators=("statement",), rejudge=rejudge)
+
+    interrupted = False
+    first = run()
+    assert first and all(r.verdict == "killed" for r in first) and set(booted_with) == {config}
+    interrupted = True
+    with pytest.raises(KeyboardInterrupt):
+        run(rejudge=("killed",))
+    store = ScoreStore(tmp_path / "work" / "records")
+    assert [store.get(r.name) for r in first] == first  # nothing lost to the interruption
