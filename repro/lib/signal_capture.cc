@@ -27,7 +27,7 @@ void record_delivery(int signo, siginfo_t* info, void*) {
   Slot& slot = g_slots[signo];
   const int index = slot.reserved.fetch_add(1, std::memory_order_relaxed);
   if (index < SignalCapture::kLogged) {
-    slot.log[index] = Delivery{signo, info->si_code, info->si_band, info->si_fd, gettid(), monotonic_ns()};
+    slot.log[index] = Delivery{signo, info->si_code, info->si_band, info->si_fd, info->si_errno, gettid(), monotonic_ns()};
     slot.ready[index].store(true, std::memory_order_release);
   }
   errno = saved_errno;

@@ -19,6 +19,7 @@ struct Delivery {
   int code = 0;       // si_code: POLL_IN, POLL_HUP, ...
   long band = 0;      // si_band: the poll mask
   int fd = -1;        // si_fd (filled when F_SETSIG names the signal)
+  int error = 0;      // si_errno (0 for every signal sigwake waits for)
   pid_t tid = 0;      // the thread the handler ran on
   std::int64_t at_ns = 0;  // CLOCK_MONOTONIC when the handler ran
 };
