@@ -4,7 +4,8 @@
 // signal when B's records cross A's watermark? perf_output_wakeup() marks
 // handle->event, the event that wrote the record (B), and perf_event_wakeup()
 // signals perf_event_fasync() of that event: B's owner, never A's. And a
-// per-task event of another task (ours) may not join A's buffer at all.
+// per-task event of another task (ours) may not join A's buffer at all, and
+// SET_OUTPUT -1 detaches B again.
 #include <errno.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -55,6 +56,9 @@ void shared_buffer(Report& report, bool fasync_on_target, bool fasync_on_source)
   add_poll_evidence(report, revents);
   add_signal_evidence(report, target_signals, "target_");
   add_signal_evidence(report, source_signals, "source_");
+
+  // SET_OUTPUT -1 sends the source's records back to a buffer of its own (perf_event_open(2)).
+  check(ioctl(source.fd(), PERF_EVENT_IOC_SET_OUTPUT, -1L) == 0, "PERF_EVENT_IOC_SET_OUTPUT -1");
 
   if (fasync_on_source && target_signals.count() > 0) {
     return report.decide(Verdict::kMisdelivered, "the buffer owner (target) was signalled for the source's records");

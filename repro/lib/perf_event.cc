@@ -1,6 +1,7 @@
 #include "perf_event.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -175,6 +176,9 @@ void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
                        std::to_string(wanted.pid));
   }
   if (signo != 0) {
+    if (fcntl(fd_, F_SETSIG, _NSIG) != -1 || errno != EINVAL) {
+      throw Misdelivered("F_SETSIG took signal " + std::to_string(_NSIG) + ", which is no signal (EINVAL expected)");
+    }
     check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
     const int set = fcntl(fd_, F_GETSIG);
     if (set != signo) throw Misdelivered("F_GETSIG reads " + std::to_string(set) + " after F_SETSIG " + std::to_string(signo));
