@@ -40,7 +40,7 @@ MUTANTS = Path(__file__).resolve().parent / "mutants"
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mutant", action="append", default=[],
-                        help="a patch name (stem); default: all (with --generate: judge only these, if not judged)")
+                        help="a patch name (stem); default: all (with --generate: judge only these, again if judged)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--passes", default=",".join(PRIVILEGES))
     parser.add_argument("--jobs", type=int, default=None)

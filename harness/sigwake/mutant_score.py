@@ -125,8 +125,8 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
     tree and work folder and the records shared, judge the sample between them. Records whose verdict is in
-    `rejudge` are judged again (on these fragments); with `rejudge` or `only` (mutant names), only those are
-    judged. Returns every chosen mutant's record that exists."""
+    `rejudge`, and those named in `only`, are judged (again) on these fragments, and then only they. Returns
+    every chosen mutant's record that exists."""
     mutants = sample(generate(tree, work / "patches", path or PATH, operators), per_group)
     store = ScoreStore(records or work / "records")
     # A record judged again is replaced only once its new one exists: an interrupted run loses none.
@@ -134,7 +134,7 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     kernel_config = " + ".join(f.stem for f in fragments)
     k, n = shard
     todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and (
-        m.name in again or (store.get(m.name) is None and (not (rejudge or only) or m.name in only)))]
+        m.name in again or m.name in only or (store.get(m.name) is None and not (rejudge or only)))]
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
                   f" judged before, {len(todo)} to judge" + (f" ({len(again)} again)" if again else "")
                   + (f" (shard {k + 1} of {n})" if n > 1 else ""))

@@ -125,10 +125,12 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
         asked.append(label)
         return BASE if label == "unpatched" else boot(case(N))
 
-    def shard(k: int, n: int, rejudge: tuple[str, ...] = (), fragments: tuple[Path, ...] = ()) -> list:
+    def shard(k: int, n: int, rejudge: tuple[str, ...] = (), fragments: tuple[Path, ...] = (),
+              only: tuple[str, ...] = ()) -> list:
         return score_generated(FakeBuilder(), tree, fragments, FakeBinaries(),  # type: ignore[arg-type]
                                GuestConfig(Accel("tcg", "test")), tmp_path / f"shard-{k}", Progress(quiet=True), 1,
-                               path, records=tmp_path / "records", shard=(k, n), boot=fake_boot, rejudge=rejudge)
+                               path, records=tmp_path / "records", shard=(k, n), boot=fake_boot, rejudge=rejudge,
+                               only=only)
 
     first = shard(0, 2)
     judged_first = [label for label in asked if label != "unpatched"]
@@ -145,6 +147,9 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
     assert {r.config for r in again} == {"lockdep"} and {r.config for r in second} == {""}
     asked.clear()
     assert shard(0, 1, rejudge=("survived",)) == again and asked == []  # none survived: nothing judged
+    named = again[0].name
+    shard(0, 1, only=(named,))  # a named mutant is judged again, and only it
+    assert [a for a in asked if a != "unpatched"] == [named]
 
 
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
