@@ -1,6 +1,7 @@
 // F_SETSIG with a real-time signal: the siginfo must say why (si_code POLL_IN),
 // for which fd (si_fd), with which poll mask (si_band has POLLIN) and no error
-// (si_errno 0, as send_sigio_to_task() sets it); and
+// (si_errno 0, as send_sigio_to_task() sets it), and every other byte of the
+// kernel's siginfo 0 (clear_siginfo(): no kernel memory in it); and
 // real-time signals queue, one per wakeup, where SIGIO would merge them.
 // Once through the sample-overflow path (the ring never wakes, so only
 // __perf_event_overflow() signals) and once through the watermark path.
@@ -25,13 +26,13 @@ bool decided_by_siginfo(Report& report, const SignalCapture& capture, int fd) {
   add_signal_evidence(report, capture);
   int wrong = 0;
   for (const Delivery& d : capture.deliveries()) {
-    wrong += d.code != POLL_IN || d.fd != fd || !(d.band & POLLIN) || d.error != 0;
+    wrong += d.code != POLL_IN || d.fd != fd || !(d.band & POLLIN) || d.error != 0 || d.stale_bytes;
   }
   report.add("deliveries_with_wrong_siginfo", static_cast<long long>(wrong));
   report.add("queued", capture.count() > 1);
   if (wrong == 0) return false;
   report.decide(Verdict::kMisdelivered, "a signal came without the siginfo F_SETSIG promises (POLL_IN, fd, POLLIN, "
-                                               "si_errno 0)");
+                                               "si_errno 0, every other byte 0)");
   return true;
 }
 

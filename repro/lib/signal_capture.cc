@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 
 #include "errors.h"
 
@@ -22,12 +23,30 @@ struct Slot {
 // Indexed by signal number; a handler can reach nothing but static storage.
 Slot g_slots[_NSIG];
 
+// The kernel copies its whole siginfo (48 bytes on 64-bit) to the handler, zeroed
+// first (clear_siginfo()): the bytes around SIGPOLL's fields (the padding after
+// si_code, everything after si_fd) must be 0, or kernel memory leaked into them.
+static_assert(sizeof(void*) == 8, "the kernel siginfo layout below is the 64-bit one");
+constexpr std::size_t kKernelSiginfoBytes = 48;
+
+bool has_stale_bytes(const siginfo_t* info) {
+  const auto* raw = reinterpret_cast<const unsigned char*>(info);
+  constexpr std::size_t code_end = offsetof(siginfo_t, si_code) + sizeof(int);
+  constexpr std::size_t fields = offsetof(siginfo_t, si_band);
+  constexpr std::size_t fd_end = offsetof(siginfo_t, si_fd) + sizeof(int);
+  bool stale = false;
+  for (std::size_t i = code_end; i < fields; ++i) stale |= raw[i] != 0;
+  for (std::size_t i = fd_end; i < kKernelSiginfoBytes; ++i) stale |= raw[i] != 0;
+  return stale;
+}
+
 void record_delivery(int signo, siginfo_t* info, void*) {
   const int saved_errno = errno;
   Slot& slot = g_slots[signo];
   const int index = slot.reserved.fetch_add(1, std::memory_order_relaxed);
   if (index < SignalCapture::kLogged) {
-    slot.log[index] = Delivery{signo, info->si_code, info->si_band, info->si_fd, info->si_errno, gettid(), monotonic_ns()};
+    slot.log[index] = Delivery{signo,          info->si_code, info->si_band, info->si_fd,
+                                info->si_errno, has_stale_bytes(info), gettid(), monotonic_ns()};
     slot.ready[index].store(true, std::memory_order_release);
   }
   errno = saved_errno;

@@ -20,6 +20,7 @@ struct Delivery {
   long band = 0;      // si_band: the poll mask
   int fd = -1;        // si_fd (filled when F_SETSIG names the signal)
   int error = 0;      // si_errno (0 for every signal sigwake waits for)
+  bool stale_bytes = false;  // a byte of the kernel's siginfo that no field of SIGPOLL's covers was not 0
   pid_t tid = 0;      // the thread the handler ran on
   std::int64_t at_ns = 0;  // CLOCK_MONOTONIC when the handler ran
 };
