@@ -87,7 +87,7 @@ def render(records: list[MutantRecord], seconds: float | None = None) -> str:
     lines = ["# Generated kernel mutants", "",
              f"**{counts['killed']} of {judgeable} non-equivalent mutants killed ({share})**; "
              + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
-             + (f"; {seconds:.0f} s" if seconds is not None else ""), "",
+             + (f"; this run {seconds:.0f} s" if seconds is not None else ""), "",
              "| function | operator | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
     groups: dict[tuple[str, str], Counter[str]] = {}
     for r in records:

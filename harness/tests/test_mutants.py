@@ -105,7 +105,7 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
     assert store.get(killed.name) == killed and store.get("never-judged") is None  # what a resumed score skips
     records = judged([killed, survivor, lonely], {survivor.name: "pending_wakeup is only tested for non-zero"})
     text = render(records, 12.0)
-    assert "**1 of 2 non-equivalent mutants killed (50%)**; 1 killed, 1 survived, 1 equivalent; 12 s" in text
+    assert "**1 of 2 non-equivalent mutants killed (50%)**; 1 killed, 1 survived, 1 equivalent; this run 12 s" in text
     assert "| perf_output_wakeup | bound | 0 | 0 | 1 | 0 | 0 |" in text
     assert "Functions without a kill: sigio_perm" in text
     assert "## equivalent: rb-wakeup-bound-24-b\n\npending_wakeup is only tested for non-zero" in text
