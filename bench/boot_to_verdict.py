@@ -21,7 +21,7 @@ from sigwake import binaries, qemu  # noqa: E402
 from sigwake.cli import REPO, default_cache  # noqa: E402
 from sigwake.guest import GuestConfig  # noqa: E402
 from sigwake.targets import QemuTarget  # noqa: E402
-from sigwake.kernels import KernelCache  # noqa: E402
+from sigwake.kernels import KernelCache, expand_specs  # noqa: E402
 from sigwake.progress import Progress  # noqa: E402
 
 
@@ -47,7 +47,7 @@ def main() -> int:
           f"{args.repeat} runs of each of {len(programs)} reproducers per pass; medians")
     with tempfile.TemporaryDirectory() as tmp:
         initrd = built.initramfs(Path(tmp) / "guest.cpio")
-        for spec in args.kernels or ["default"]:
+        for spec in expand_specs(tuple(args.kernels or ["default"]), ("generic",)):
             for kernel in cache.resolve(spec, quiet):
                 if kernel.image is None:
                     continue  # the host boots nothing
