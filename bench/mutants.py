@@ -76,7 +76,8 @@ def main() -> int:
             folder = cache / "generated-mutants"
             records = score_generated(builder, tree, fragments, built, config,
                                       folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
-                                      records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge), only=tuple(args.mutant))
+                                      records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge),
+                                      only=tuple(args.mutant))
             records = judged(records, equivalents(MUTANTS / "equivalent.tsv"))
             for path in write_score(args.results, records, time.monotonic() - start):
                 print(path)

@@ -36,6 +36,14 @@ void wait_stopped(pid_t pid) {
   if (!WIFSTOPPED(status)) throw ReproError("the child ended instead of stopping");
 }
 
+// SIGKILL to a child of ours (and to the process group it leads, with `group`), then reaps it.
+void kill_and_reap(pid_t pid, bool group) {
+  if (group) kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
 }  // namespace
 
 pid_t fork_stopped(const std::function<void()>& body, bool own_group, int ran_fd) {
@@ -65,10 +73,7 @@ StoppedChild::StoppedChild(std::function<void()> after_resume) {
 void StoppedChild::end() {
   if (std::exchange(ended_, true)) return;
   close(ran_fd_);
-  kill(-pid_, SIGKILL);
-  kill(pid_, SIGKILL);
-  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  kill_and_reap(pid_, true);
 }
 
 void StoppedChild::resume() const { check(kill(pid_, SIGCONT) == 0, "kill(SIGCONT)"); }
@@ -107,9 +112,7 @@ SignalWitness::SignalWitness(int signo) {
 
 SignalWitness::~SignalWitness() {
   close(answer_fd_);
-  kill(pid_, SIGKILL);
-  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  kill_and_reap(pid_, false);
 }
 
 bool SignalWitness::received(std::chrono::milliseconds budget) {
