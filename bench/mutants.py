@@ -46,6 +46,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--generate", action="store_true", help="generated mutants over the whole path")
     parser.add_argument("--per-group", type=int, default=2, help="with --generate: per function and operator")
+    parser.add_argument("--deepen", type=int, default=6,
+                        help="with --generate: at most this many more mutants for each function whose sample gave "
+                             "no verdict (all equivalent, or failed to build or boot), one at a time")
     parser.add_argument("--shard", default="1/1", help="with --generate: K/N judges every N-th mutant from the "
                         "K-th, in its own tree (run N at once; a last run without --shard writes the whole score)")
     parser.add_argument("--config", action="append", default=[], metavar="FRAGMENT",
@@ -74,11 +77,12 @@ def main() -> int:
     try:
         if args.generate:
             folder = cache / "generated-mutants"
+            explained = equivalents(MUTANTS / "equivalent.tsv")
             records = score_generated(builder, tree, fragments, built, config,
                                       folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
                                       records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge),
-                                      only=tuple(args.mutant))
-            records = judged(records, equivalents(MUTANTS / "equivalent.tsv"))
+                                      only=tuple(args.mutant), explained=explained, deepen=args.deepen)
+            records = judged(records, explained)
             for path in write_score(args.results, records, time.monotonic() - start):
                 print(path)
             print(render(records, time.monotonic() - start).split("\n\n")[1])

@@ -11,6 +11,12 @@
 //    that sample wakes the ring too. perf_output_wakeup() finds pending_kill set
 //    by the overflow and must keep its POLL_HUP (it sets POLL_IN only when nothing
 //    is pending): POLLIN, and still one signal with POLL_HUP.
+//  - overflow_sigio_group_read: the sampling event is a sibling in a group led
+//    by a counting task-clock, and its samples carry the group's counts
+//    (PERF_SAMPLE_READ, PERF_FORMAT_GROUP). perf_output_read_group() reads the
+//    leader afresh for each sample (unless the PMU already did, handle->skip_read):
+//    both clocks run from the same enable, so the leader's count in a sample is
+//    never behind the sampling event's own (wrong-count if it is).
 #include <errno.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -19,6 +25,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 
 #include "lib/attrs.h"
 #include "lib/budgets.h"
@@ -113,6 +120,60 @@ SIGWAKE_CASE(overflow_sigio_refresh) {
 
 SIGWAKE_CASE(overflow_sigio_refresh_woken) {
   if (const auto seen = refresh_once(report, 1)) decide_watermark_signal(report, *seen, "the refresh limit's sample");
+}
+
+SIGWAKE_CASE(overflow_sigio_group_read) {
+  SignalCapture sigio(SIGIO);  // first in, last out: outlives the events
+  perf_event_attr counting = task_clock_overflow_attr(kPeriodNs, 1);
+  counting.sample_period = 0;
+  const PerfEvent leader = PerfEvent::open(counting, 0, -1);
+  perf_event_attr sampling = task_clock_overflow_attr(kPeriodNs, ring_data_bytes(kOverflowRingPagesLog2));
+  sampling.sample_type |= PERF_SAMPLE_READ;
+  sampling.read_format = PERF_FORMAT_GROUP;
+  sampling.disabled = 0;  // scheduled with its leader
+  PerfEvent event = PerfEvent::open(sampling, 0, -1, leader.fd());
+  event.request_signals(getpid(), SIGIO);
+  RingBuffer ring = RingBuffer::map(event.fd(), kOverflowRingPagesLog2);
+  leader.enable();
+
+  constexpr std::uint64_t kSamples = 3, kSampleBytes = 48;  // header, ip, pid/tid, nr, two counts
+  const Deadline deadline(kWakeupBudget);
+  const std::int64_t start = monotonic_ns();
+  while (ring.head() < kSamples * kSampleBytes && !deadline.expired()) burn_cpu(1ms);
+  leader.disable();
+  sigio.wait_for(1, Deadline(kSignalGrace));
+  const std::int64_t decided = monotonic_ns();
+  const short revents = wait_readable(event.fd(), 0ms);
+
+  report.add("data_head", static_cast<long long>(ring.head()));
+  const RecordRead read = ring.consume();
+  int behind = 0, unreadable = 0;
+  std::string counts;
+  for (const Record& record : read.records) {
+    const auto group = parse_group_read_sample(record);
+    if (!group || group->size() != 2) {
+      unreadable += record.type == PERF_RECORD_SAMPLE;
+      continue;
+    }
+    behind += (*group)[0] < (*group)[1];
+    if (counts.size() < 200) counts += (counts.empty() ? "" : ",") + std::to_string((*group)[0]) + "/" +
+                                       std::to_string((*group)[1]);
+  }
+  const int records = add_record_evidence(report, read);
+  report.add("leader_sibling_counts", counts);
+  report.add("samples_with_the_leader_behind", static_cast<long long>(behind));
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, sigio);
+  report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
+  if (unreadable > 0) {
+    return report.decide(Verdict::kWrongCount, std::to_string(unreadable) + " samples without the group's two "
+                                                                           "counts");
+  }
+  if (behind > 0) {
+    return report.decide(Verdict::kWrongCount, std::to_string(behind) + " samples carry a leader count behind "
+                                                                        "the sampling event's own: not read afresh");
+  }
+  decide_overflow_signal(report, {records, (revents & POLLIN) != 0, sigio.count()});
 }
 
 }  // namespace sigwake

@@ -93,8 +93,11 @@ TABLE: tuple[Expectation, ...] = (
         "queues the wakeup itself, with no ring-buffer wakeup (these cases' rings never reach their watermark); "
         "F_SETOWN_EX/F_OWNER_TID (Linux 2.6.32, fcntl(2)) directs send_sigio() to one thread, and with F_SETSIG "
         "send_sigio_to_task() in fs/fcntl.c fills si_code, si_band and si_fd; PERF_EVENT_IOC_REFRESH arms "
-        "event_limit, whose last overflow sets pending_kill = POLL_HUP and disables the event (perf_event_open(2))",
-    ) for case in ("overflow_sigio", "overflow_sigio_refresh", "setown_ex_tid_overflow", "setsig_siginfo_overflow")),
+        "event_limit, whose last overflow sets pending_kill = POLL_HUP and disables the event (perf_event_open(2)); "
+        "a sample's group read (PERF_SAMPLE_READ, PERF_FORMAT_GROUP) reads every other member afresh "
+        "(perf_output_read_group(), unless the PMU read the group itself: handle->skip_read)",
+    ) for case in ("overflow_sigio", "overflow_sigio_refresh", "setown_ex_tid_overflow", "setsig_siginfo_overflow",
+                   "overflow_sigio_group_read")),
     Expectation(
         "overflow_sigio_refresh_woken", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "at the PERF_EVENT_IOC_REFRESH limit __perf_event_overflow() in kernel/events/core.c sets pending_kill = "
@@ -124,6 +127,18 @@ TABLE: tuple[Expectation, ...] = (
         "pending_kill, and a program returning 0 ends the overflow there; before, the program replaced only the "
         "overflow handler (the output) and the signal still came",
     ),
+    *(Expectation(
+        case, Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
+        "setresuid() to uids other than one's own needs CAP_SETUID (__sys_setresuid() in kernel/sys.c, EPERM): "
+        "only the root pass can make the owners and witnesses of other uids",
+        privileges=USER_PASSES,
+    ) for case in ("sigio_permission_user_owner", "sigio_permission_root_owner")),
+    *(Expectation(
+        case, Verdict.DELIVERED, Verdict.DELIVERED, None,
+        "send_sigio() in fs/fcntl.c signals only the tasks sigio_perm() allows: fown->euid root, or fown->uid or "
+        "fown->euid (the caller's at F_SETOWN, f_modown()) equal to the task's real or saved uid, as kill(2) "
+        "allows (fcntl(2)); unchanged since Linux 2.6",
+    ) for case in ("sigio_permission_user_owner", "sigio_permission_root_owner")),
     Expectation(
         "bpf_output_wakeup_events_count", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "perf_output_sample() in kernel/events/core.c counts samples in rb->events and, at wakeup_events, takes "

@@ -219,3 +219,16 @@ def sample(mutants: list[tuple[Mutant, Path]], per_group: int) -> list[tuple[Mut
             step = (len(items) - 1) / max(per_group - 1, 1)
             chosen += [items[round(i * step)] for i in range(per_group)]
     return [m for m in mutants if m in chosen]
+
+
+def further(mutants: list[tuple[Mutant, Path]], chosen: list[tuple[Mutant, Path]],
+            function: str) -> tuple[Mutant, Path] | None:
+    """The next of `function`'s mutants not chosen yet: one per operator in turn (the operator with the fewest
+    chosen first, OPERATORS' order between equals), each operator's in file order; None when all are chosen."""
+    taken = {m.name for m, _ in chosen}
+    left = [item for item in mutants if item[0].function == function and item[0].name not in taken]
+    if not left:
+        return None
+    per_operator = {op: sum(m.function == function and m.operator == op for m, _ in chosen) for op in OPERATORS}
+    return min(left, key=lambda item: (per_operator.get(item[0].operator, 0), OPERATORS.index(item[0].operator)
+                                       if item[0].operator in OPERATORS else len(OPERATORS)))

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from .atomic import atomic_write
 from .binaries import Binaries
 from .build import KernelBuilder
 from .guest import GuestConfig
-from .mutagen import OPERATORS, PATH, Mutant, generate, sample
+from .mutagen import OPERATORS, PATH, Mutant, further, generate, sample
 from .mutants import Boot, MutantResult, score
 from .progress import Progress
 
@@ -34,6 +34,7 @@ class MutantRecord:
     why: str = ""  # the build or boot error, or why it is equivalent
     diff: str = ""
     config: str = ""  # the kernel-configs fragments of the kernels it was judged on
+    further: bool = False  # chosen beyond the sample, because its function's sample gave no verdict
 
 
 def record_of(mutant: Mutant, result: MutantResult, config: str) -> MutantRecord:
@@ -94,6 +95,11 @@ def render(records: list[MutantRecord], seconds: float | None = None) -> str:
         groups.setdefault((r.function, r.operator), Counter())[r.verdict] += 1
     for (function, operator), c in sorted(groups.items()):
         lines.append(f"| {function} | {operator} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    deeper = Counter(r.function for r in records if r.further)
+    if deeper:
+        lines += ["", "Sampled further, one mutant at a time until one was killed or survived (their functions' "
+                  "first sample was all equivalent or failed to build or boot): "
+                  + ", ".join(f"{f} +{n}" for f, n in sorted(deeper.items()))]
     configs = Counter(r.config or "(not recorded)" for r in records)
     lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({n} mutants)" for c, n in configs.most_common())]
     unkilled = [f for f in sorted({r.function for r in records})
@@ -120,14 +126,19 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
                     config: GuestConfig, work: Path, progress: Progress, per_group: int = 2,
                     path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
                     records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
-                    rejudge: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> list[MutantRecord]:
+                    rejudge: tuple[str, ...] = (), only: tuple[str, ...] = (), explained: dict[str, str] | None = None,
+                    deepen: int = 0) -> list[MutantRecord]:
     """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
     tree and work folder and the records shared, judge the sample between them. Records whose verdict is in
-    `rejudge`, and those named in `only`, are judged (again) on these fragments, and then only they. Returns
-    every chosen mutant's record that exists."""
-    mutants = sample(generate(tree, work / "patches", path or PATH, operators), per_group)
+    `rejudge`, and those named in `only`, are judged (again) on these fragments, and then only they. A whole
+    (unsharded, not re-judging) score then deepens: up to `deepen` times, each function none of whose chosen mutants was killed or
+    survived (after `explained`) gets its next mutant (mutagen.further), judged if it was not: a function is not
+    left without a verdict because its first picks were equivalent or crashed, and the pick never looks at what
+    a mutant will do. Returns every chosen mutant's record that exists."""
+    generated = generate(tree, work / "patches", path or PATH, operators)
+    mutants = sample(generated, per_group)
     store = ScoreStore(records or work / "records")
     # A record judged again is replaced only once its new one exists: an interrupted run loses none.
     again = {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.verdict in rejudge}
@@ -138,8 +149,23 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
                   f" judged before, {len(todo)} to judge" + (f" ({len(again)} again)" if again else "")
                   + (f" (shard {k + 1} of {n})" if n > 1 else ""))
-    by_patch = {p: m for m, p in todo}
-    if todo:
-        score(builder, tree, fragments, [p for _, p in todo], binaries, config, work, progress, boot,
-              after_each=lambda result: store.put(record_of(by_patch[result.patch], result, kernel_config)))
-    return [r for m, _ in mutants if (r := store.get(m.name)) is not None]
+
+    def judge(items: list[tuple[Mutant, Path]]) -> None:
+        by_patch = {p: m for m, p in items}
+        if items:
+            score(builder, tree, fragments, [p for _, p in items], binaries, config, work, progress, boot,
+                  after_each=lambda result: store.put(record_of(by_patch[result.patch], result, kernel_config)))
+    judge(todo)
+    extra: list[tuple[Mutant, Path]] = []
+    for _ in range(deepen if n == 1 else 0):
+        so_far = judged([r for m, _ in mutants + extra if (r := store.get(m.name)) is not None], explained or {})
+        decided = {r.function for r in so_far if r.verdict in ("killed", "survived")}
+        undecided = sorted({m.function for m, _ in mutants} - decided)
+        picks = [p for f in undecided if (p := further(generated, mutants + extra, f)) is not None]
+        new = [item for item in picks if store.get(item[0].name) is None]
+        if not picks or (new and (rejudge or only)):  # a re-judging or named run judges nothing beyond
+            break
+        extra += picks
+        judge(new)
+    return ([r for m, _ in mutants if (r := store.get(m.name)) is not None]
+            + [replace(r, further=True) for m, _ in extra if (r := store.get(m.name)) is not None])

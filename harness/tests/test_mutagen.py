@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.mutagen import MutagenError, generate, mutants_of, sample
+from sigwake.mutagen import MutagenError, further, generate, mutants_of, sample
 
 DATA = Path(__file__).parent / "data" / "mutagen"
 FUNCTIONS = ("perf_output_wakeup", "send_sigio")
@@ -83,3 +83,18 @@ def test_a_focused_function_is_mutated_only_in_its_part_on_the_path() -> None:
     assert [m for m in focused if m.function != "send_sigio"] == [m for m in whole if m.function != "send_sigio"]
     with pytest.raises(MutagenError, match="send_sigio"):
         mutants_of(DATA, "path.c", FUNCTIONS, focus={"send_sigio": ("no such line", "kill_fasync")})
+
+
+def test_further_takes_each_function_s_next_mutant_from_the_least_chosen_operator_until_none_is_left() -> None:
+    made = [(m, Path(m.name)) for m in mutants_of(DATA, "path.c", FUNCTIONS)]
+    chosen = sample(made, 1)
+    of_send_sigio = [item for item in made if item[0].function == "send_sigio"]
+    picked = []
+    while (item := further(made, chosen + picked, "send_sigio")) is not None:
+        assert item[0].function == "send_sigio" and item not in chosen + picked
+        counts = Counter(m.operator for m, _ in chosen + picked if m.function == "send_sigio")
+        assert counts[item[0].operator] == min(counts[m.operator] for m, _ in of_send_sigio if (m, _) not in
+                                               chosen + picked)
+        picked.append(item)
+    assert sorted(m.name for m, _ in chosen + picked if m.function == "send_sigio") == sorted(
+        m.name for m, _ in of_send_sigio)

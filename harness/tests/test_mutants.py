@@ -185,3 +185,50 @@ def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_
         run(rejudge=("killed",))
     store = ScoreStore(tmp_path / "work" / "records")
     assert [store.get(r.name) for r in first] == first  # nothing lost to the interruption
+
+
+@pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
+def test_a_function_whose_sample_gave_no_verdict_is_sampled_further_until_one_is_killed_or_survives(
+        tmp_path: Path) -> None:
+    from sigwake.mutagen import mutants_of, sample
+    from sigwake.mutant_score import render, score_generated
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
+    path = {"path.c": ("perf_output_wakeup", "send_sigio")}
+    sampled = {m.name for m, _ in sample([(m, Path(m.name)) for m in mutants_of(tree, "path.c", path["path.c"])], 1)}
+    asked: list[str] = []
+    beyond: list[str] = []  # send_sigio's mutants beyond the sample, in the order first booted
+    # its sampled mutants crash; beyond them, the first crashes, the second changes nothing, the rest are killed
+    outcomes = [boot(status="boot-failed"), BASE]
+
+    def fake_boot(built: BuiltKernel, label: str) -> GuestOutcome:
+        asked.append(label)
+        name = label.split()[0]
+        if label == "unpatched" or "-send_sigio-" not in name:
+            return BASE if label == "unpatched" else boot(case(N))
+        if name in sampled:
+            return boot(status="boot-failed")
+        if name not in beyond:
+            beyond.append(name)
+        index = beyond.index(name)
+        return outcomes[index] if index < len(outcomes) else boot(case(N))
+
+    def run(deepen: int, equivalent: dict[str, str] | None = None) -> list:
+        return score_generated(FakeBuilder(), tree, (), FakeBinaries(),  # type: ignore[arg-type]
+                               GuestConfig(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
+                               boot=fake_boot, explained=equivalent, deepen=deepen)
+
+    first = run(0)
+    assert {r.verdict for r in first if r.function == "send_sigio"} == {"boot-failed"}
+    assert not any(r.further for r in first)
+    deeper = run(20)
+    extra = [r for r in deeper if r.further]
+    assert {r.function for r in extra} == {"send_sigio"}  # the other function had its verdict
+    assert [r.verdict for r in extra] == ["boot-failed", "survived"]  # a survivor is a verdict too: it stops there
+    assert "send_sigio +2" in render(deeper)
+    asked.clear()
+    assert run(20) == deeper and asked == []  # the same choice again, nothing judged twice
+    # once that survivor is explained as equivalent, it is no verdict: the next one is taken, and killed
+    again = run(20, {extra[-1].name: "cannot be told"})
+    assert [r.verdict for r in again if r.further] == ["boot-failed", "survived", "killed"]
+    assert run(1) == [r for r in again if not r.further] + extra[:1]  # at most `deepen` rounds

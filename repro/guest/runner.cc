@@ -18,12 +18,13 @@ namespace sigwake {
 namespace {
 
 // A root-pass reproducer keeps what perf (CAP_PERFMON, or CAP_SYS_ADMIN before 5.8), BPF (CAP_BPF), the ring
-// buffer's locked memory (CAP_IPC_LOCK) and libbpf's memlock bump (CAP_SYS_RESOURCE) need, and nothing else:
-// without CAP_SYS_PTRACE it cannot read PID 1's memory (PID 1 is not dumpable), so the token cannot leak.
+// buffer's locked memory (CAP_IPC_LOCK), libbpf's memlock bump (CAP_SYS_RESOURCE) and sigio_permission's
+// owners and witnesses of other uids (CAP_SETUID) need, and nothing else: without CAP_SYS_PTRACE it cannot
+// read PID 1's memory (PID 1 is not dumpable, and stays uid 0), so the token cannot leak.
 // Dropped from the bounding set, so the exec'd program never has them.
 void drop_capabilities() {
   constexpr int kPerfmon = 38, kBpf = 39;  // named in linux/capability.h from 5.8 on
-  constexpr int kKeep[] = {CAP_SYS_ADMIN, CAP_IPC_LOCK, CAP_SYS_RESOURCE, kPerfmon, kBpf};
+  constexpr int kKeep[] = {CAP_SYS_ADMIN, CAP_IPC_LOCK, CAP_SYS_RESOURCE, CAP_SETUID, kPerfmon, kBpf};
   for (int cap = 0; cap < 64; ++cap) {
     bool keep = cap == CAP_SETPCAP;  // needed to drop the others: dropped last
     for (int k : kKeep) keep = keep || cap == k;

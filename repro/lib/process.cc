@@ -5,10 +5,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <exception>
 #include <utility>
 
 #include "budgets.h"
@@ -86,34 +89,67 @@ bool StoppedChild::ran(std::chrono::milliseconds budget) {
   return true;
 }
 
-SignalWitness::SignalWitness(int signo) {
-  int fds[2];
-  check(pipe2(fds, O_CLOEXEC) == 0, "pipe2");
+namespace {
+
+// Closes every descriptor from 3 up but `a` and `b`: a witness holds no other one's pipe (whose end it would
+// otherwise keep open) and no perf event.
+void close_all_but(int a, int b) {
+  const unsigned low = static_cast<unsigned>(std::min(a, b)), high = static_cast<unsigned>(std::max(a, b));
+  if (low > 3) close_range(3, low - 1, 0);
+  if (high > low + 1) close_range(low + 1, high - 1, 0);
+  close_range(high + 1, ~0U, 0);
+}
+
+}  // namespace
+
+SignalWitness::SignalWitness(int signo, const std::function<void()>& setup) {
+  int answer[2], end[2];
+  check(pipe2(answer, O_CLOEXEC) == 0, "pipe2");
+  check(pipe2(end, O_CLOEXEC) == 0, "pipe2");
   sigset_t wanted;
   sigemptyset(&wanted);
   sigaddset(&wanted, signo);
   pid_ = fork();
   check(pid_ >= 0, "fork");
   if (pid_ == 0) {
+    close_all_but(answer[1], end[0]);
     sigprocmask(SIG_BLOCK, &wanted, nullptr);
+    try {
+      if (setup) setup();
+    } catch (const std::exception&) {
+      _exit(1);
+    }
+    // The signal, or the end of `end` (our maker is done with us): a witness of another uid may be one its
+    // maker cannot kill (no CAP_KILL), so it must be able to stop by itself.
+    const int signals = signalfd(-1, &wanted, SFD_CLOEXEC);
+    if (signals < 0) _exit(1);
     const char ready = 0;
-    (void)!write(fds[1], &ready, 1);
-    const char got = sigwaitinfo(&wanted, nullptr) == signo;
-    (void)!write(fds[1], &got, 1);
+    (void)!write(answer[1], &ready, 1);
+    pollfd fds[2] = {{signals, POLLIN, 0}, {end[0], POLLIN, 0}};
+    while (poll(fds, 2, -1) < 0 && errno == EINTR) {
+    }
+    const char got = (fds[0].revents & POLLIN) != 0;
+    (void)!write(answer[1], &got, 1);
     _exit(0);
   }
-  close(fds[1]);
-  answer_fd_ = fds[0];
+  close(answer[1]);
+  close(end[0]);
+  answer_fd_ = answer[0];
+  end_fd_ = end[1];
   char ready = 1;
   if (!(wait_readable(answer_fd_, kWakeupBudget) & POLLIN) || read(answer_fd_, &ready, 1) != 1) {
-    throw ReproError("the group's second member never started waiting");
+    stop();
+    throw ReproError("a witness never started waiting (its setup failed, or it never ran)");
   }
 }
 
-SignalWitness::~SignalWitness() {
+void SignalWitness::stop() {
+  close(end_fd_);
   close(answer_fd_);
-  kill_and_reap(pid_, false);
+  kill_and_reap(pid_, false);  // the kill may be refused; the closed end stops it then
 }
+
+SignalWitness::~SignalWitness() { stop(); }
 
 bool SignalWitness::received(std::chrono::milliseconds budget) {
   char got = 0;

@@ -51,10 +51,13 @@ class StoppedChild {
 
 // A forked child in our process group with `signo` blocked, waiting for it: a
 // second member of the group, to see whether a signal sent to the group reached
-// it too. It waits until asked or killed.
+// it too. It waits until asked or killed. `setup`, run in the child before it
+// waits, can move it (another group, other credentials); a child whose setup
+// throws never waits, and the constructor throws ReproError. It stops by itself
+// once we are done with it, so a witness we may not kill (another uid) ends too.
 class SignalWitness {
  public:
-  explicit SignalWitness(int signo);  // returns once it is waiting
+  explicit SignalWitness(int signo, const std::function<void()>& setup = {});  // returns once it is waiting
   SignalWitness(const SignalWitness&) = delete;
   SignalWitness& operator=(const SignalWitness&) = delete;
   ~SignalWitness();  // kills and reaps it
@@ -62,8 +65,13 @@ class SignalWitness {
   // Whether it has the signal, or gets it within `budget`.
   bool received(std::chrono::milliseconds budget);
 
+  pid_t pid() const { return pid_; }
+
  private:
+  void stop();  // ends and reaps it
+
   int answer_fd_ = -1;
+  int end_fd_ = -1;  // closed: the witness stops waiting
   pid_t pid_ = -1;
 };
 

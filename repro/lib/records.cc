@@ -67,6 +67,16 @@ std::optional<IpTidSample> parse_ip_tid_sample(const Record& record) {
                      load<std::uint32_t>(record, at + 12)};
 }
 
+std::optional<std::vector<std::uint64_t>> parse_group_read_sample(const Record& record) {
+  const std::size_t at = sizeof(perf_event_header) + 16;  // past ip, pid and tid
+  if (record.type != PERF_RECORD_SAMPLE || record.bytes.size() < at + 8) return std::nullopt;
+  const std::uint64_t members = load<std::uint64_t>(record, at);
+  if (record.bytes.size() != at + 8 * (1 + members)) return std::nullopt;
+  std::vector<std::uint64_t> counts;
+  for (std::uint64_t i = 0; i < members; ++i) counts.push_back(load<std::uint64_t>(record, at + 8 * (1 + i)));
+  return counts;
+}
+
 std::optional<std::uint64_t> trailing_stream_id(const Record& record) {
   if (record.bytes.size() < sizeof(perf_event_header) + sizeof(std::uint64_t)) return std::nullopt;
   return load<std::uint64_t>(record, record.bytes.size() - sizeof(std::uint64_t));

@@ -49,6 +49,10 @@ struct IpTidSample {
 };
 std::optional<IpTidSample> parse_ip_tid_sample(const Record& record);
 
+// The group's counts in a PERF_RECORD_SAMPLE whose sample_type is exactly PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+// PERF_SAMPLE_READ and read_format exactly PERF_FORMAT_GROUP: the leader's first, then each sibling's.
+std::optional<std::vector<std::uint64_t>> parse_group_read_sample(const Record& record);
+
 // The last 8 bytes of a record: its PERF_SAMPLE_STREAM_ID, where the event's sample_type ends with it (a
 // sample's last field, or with sample_id_all the last of a non-sample record's sample_id trailer). The
 // kernel writes there the id of the event that wrote the record (an inherited child's own id; PERF_SAMPLE_ID

@@ -138,6 +138,20 @@ TEST(ParseSample, ReadsIpAndTid) {
   EXPECT_FALSE(parse_mmap(record).has_value());
 }
 
+TEST(ParseSample, ReadsAGroupsCountsInOrderAndRefusesAMiscount) {
+  struct {
+    perf_event_header header;
+    std::uint64_t ip;
+    std::uint32_t pid, tid;
+    std::uint64_t nr, leader, sibling;
+  } raw{{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof raw}, 0x1000, 7, 7, 2, 5000, 4000};
+  const auto counts = parse_group_read_sample(record_of(raw));
+  ASSERT_TRUE(counts.has_value());
+  EXPECT_EQ(*counts, (std::vector<std::uint64_t>{5000, 4000}));
+  raw.nr = 3;  // more members than the record holds
+  EXPECT_FALSE(parse_group_read_sample(record_of(raw)).has_value());
+}
+
 TEST(ReadRecords, TheStreamIdIsARecordsLastEightBytes) {
   // A sample with IP, TID, ID, STREAM_ID: its last field names the event that wrote it.
   Record sample{PERF_RECORD_SAMPLE, 0, std::vector<std::byte>(sizeof(perf_event_header) + 32)};
