@@ -43,20 +43,41 @@ def default_cache() -> Path:
     return Path(os.environ.get("SIGWAKE_CACHE", Path(base) / "sigwake"))
 
 
+# The options several commands share, each defined once.
+
+def cache_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache", type=Path, default=default_cache())
+
+
+def results_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--results", type=Path, default=REPO / "results")
+
+
+def jobs_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help=what)
+
+
+def quiet_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def boot_options(p: argparse.ArgumentParser, repeat_per: str = "kernel") -> None:
+    p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
+    p.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help=f"runs of each case per {repeat_per}")
+
+
 def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = False) -> None:
     p.add_argument("--tree", type=Path, required=tree_required, help="a git kernel tree")
     p.add_argument("--fragment", action="append", type=Path, default=[],
                    help="config fragment(s) (default: kernel-configs/ " + ", ".join(kconfig.DEFAULT_FRAGMENTS) + ")")
-    p.add_argument("--cache", type=Path, default=default_cache())
+    cache_option(p)
     p.add_argument("--ccache", type=Path, default=None, help="ccache directory (default: <cache>/ccache)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                   help="make jobs; also, when > 1, validate-patch boots base and patched at once and "
-                        "bisect --debian judges that many packages per round (default: the cores)")
+    jobs_option(p, "make jobs; also, when > 1, validate-patch boots base and patched at once and "
+                   "bisect --debian judges that many packages per round (default: the cores)")
 
 
 def guest_options(p: argparse.ArgumentParser, passes: tuple[str, ...]) -> None:
-    p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
-    p.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per kernel")
+    boot_options(p)
     p.add_argument("--passes", default=",".join(passes),
                    help=f"privilege passes, comma-separated, of {', '.join(PRIVILEGES)} (default: %(default)s)")
 
@@ -89,17 +110,15 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
                      help="default (the Debian set), host, a path to a bzImage/vmlinuz/vmlinux, or a Debian "
                           "package name (optionally suite:name); repeatable. Default: default and host")
-    run.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
-    run.add_argument("--results", type=Path, default=REPO / "results")
-    run.add_argument("--cache", type=Path, default=default_cache())
+    boot_options(run, "privilege pass")
+    results_option(run)
+    cache_option(run)
     run.add_argument("--repro-timeout-ms", type=int, default=protocol.DEFAULT_TIMEOUT_MS, help="per reproducer run")
     run.add_argument("--boot-timeout", type=float, default=0.0, help="seconds per boot (default: 60 + reproducers x their timeout)")
-    run.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per privilege pass")
     run.add_argument("--cpus", type=int, default=1, help="guest vCPUs (more than one under TCG: see README)")
-    run.add_argument("--quiet", action="store_true", help="no progress lines")
-    run.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                     help="kernels run at once, each its own QEMU, or LAVA jobs in flight (default: the cores, "
-                          "%(default)s)")
+    quiet_option(run)
+    jobs_option(run, "kernels run at once, each its own QEMU, or LAVA jobs in flight (default: the cores, "
+                     "%(default)s)")
     run.add_argument("--resume", action="store_true",
                      help="keep kernels already recorded for the same image and the same programs")
     run.add_argument("--flavour", default="generic",
@@ -118,7 +137,7 @@ def parser() -> argparse.ArgumentParser:
     jobs.add_argument("directory", type=Path, help="where <kernel-id>.yaml and jobs.json (each job's token) go")
     jobs.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
                       help="as for run (default: the Debian set)")
-    jobs.add_argument("--cache", type=Path, default=default_cache())
+    cache_option(jobs)
     jobs.add_argument("--device-type", default="qemu", help="the lab's QEMU device type (default: %(default)s)")
     jobs.add_argument("--lava-files-url", help="the URL the workers fetch DIRECTORY/files from "
                                                "(default: its file: URL, for a worker on this machine)")
@@ -133,16 +152,15 @@ def parser() -> argparse.ArgumentParser:
     qa.add_argument("--no-bisect", action="store_true", help="only the newest packages; name no boundary")
     split_option(qa)
     apt_source_option(qa)
-    qa.add_argument("--results", type=Path, default=REPO / "results")
-    qa.add_argument("--cache", type=Path, default=default_cache())
-    qa.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
-    qa.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help="runs of each case per kernel")
-    qa.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="kernels booted at once (default: %(default)s)")
-    qa.add_argument("--quiet", action="store_true", help="no progress lines")
+    results_option(qa)
+    cache_option(qa)
+    boot_options(qa)
+    jobs_option(qa, "kernels booted at once (default: %(default)s)")
+    quiet_option(qa)
     report_options(qa)
 
     report = sub.add_parser("report", help="the reports, from the stored results (no re-run)")
-    report.add_argument("--results", type=Path, default=REPO / "results")
+    results_option(report)
     report.add_argument("--format", choices=FORMATS,
                         help="print this one format (kcidb: what kcidb-submit takes); without it, write every file")
     report_options(report)

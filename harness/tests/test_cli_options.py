@@ -1,0 +1,28 @@
+"""The command line's shared options: defined once (cli.py's option helpers), so every command that takes one
+takes it with the same default and type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sigwake.cli import REPO, default_cache, parser
+
+COMMANDS = {  # each command with the arguments it cannot go without
+    "build": [], "validate-patch": ["--tree", "t", "--patch", "p"], "bisect": ["--repro", "watermark_sigio"],
+    "run": [], "lava-jobs": ["out"], "qa": [], "report": [],
+}
+
+
+def test_every_command_that_takes_a_shared_option_takes_it_with_one_default() -> None:
+    seen: dict[str, set[object]] = {}
+    for command, required in COMMANDS.items():
+        args = vars(parser().parse_args([command, *required]))
+        for option in ("cache", "results", "accel", "repeat", "jobs", "quiet"):
+            if option in args:
+                seen.setdefault(option, set()).add(args[option])
+    assert seen["cache"] == {default_cache()} and seen["results"] == {REPO / "results"}
+    assert seen["accel"] == {"auto"} and len(seen["repeat"]) == 1 and len(seen["jobs"]) == 1
+    assert seen["quiet"] == {False}
+    # and each is the one thing it says: a path is a Path, a count an int
+    args = parser().parse_args(["qa", "--cache", "c", "--results", "r", "--repeat", "5", "--jobs", "3", "--quiet"])
+    assert (args.cache, args.results, args.repeat, args.jobs, args.quiet) == (Path("c"), Path("r"), 5, 3, True)
