@@ -98,6 +98,14 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
     before, why = good_boot(boot, base, "unpatched")
     if before is None:
         raise BaseBootError(f"the unpatched kernel did not boot cleanly twice ({why}): the score stops")
+    # A case that errs on the unpatched kernel errs on every mutant too: it could kill none, and would pass for
+    # a case that saw nothing (a reproducer that needs what the scored kernel lacks). Stop and say which.
+    broken = [f"{r.name} [{r.privilege}]: {r.reason}" for r in before.reproducers if not r.verdict.is_kernel_verdict
+              and r.verdict is not Verdict.FLAKY]
+    if broken:
+        raise BaseBootError("cases erred on the unpatched kernel, so they could judge no mutant: "
+                            + "; ".join(broken[:5]) + (f" (and {len(broken) - 5} more)" if len(broken) > 5 else "")
+                            + ": the score stops")
     results: list[MutantResult] = []
 
     def judged(result: MutantResult) -> None:

@@ -93,6 +93,13 @@ def test_a_base_that_fails_once_is_booted_again_and_twice_stops_the_score(tmp_pa
         run({"base": [boot(status="boot-failed"), boot(status="boot-failed")], "m": [boot(case(N))]}, tmp_path)
 
 
+def test_a_case_that_errs_on_the_unpatched_kernel_stops_the_score(tmp_path: Path) -> None:
+    erring = ReproResult("sigio_permission_user_owner", Verdict.ERROR, "a witness never started waiting", {}, 1.0,
+                         "root", {"error": 3})
+    with pytest.raises(BaseBootError, match="sigio_permission_user_owner \\[root\\]: a witness never started"):
+        run({"base": [boot(case(D, si_code=1), erring)], "m": [boot(case(N))]}, tmp_path)
+
+
 def test_the_generated_score_keeps_each_record_and_renders_per_function_and_operator(tmp_path: Path) -> None:
     from sigwake.mutant_score import MutantRecord, ScoreStore, judged, render, write_score
     killed = MutantRecord("rb-wakeup-statement-22-a", "kernel/events/ring_buffer.c", "perf_output_wakeup", "statement",
@@ -105,7 +112,7 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
     assert store.get(killed.name) == killed and store.get("never-judged") is None  # what a resumed score skips
     records = judged([killed, survivor, lonely], {survivor.name: "pending_wakeup is only tested for non-zero"})
     text = render(records, 12.0)
-    assert "**1 of 2 non-equivalent mutants killed (50%)**; 1 killed, 1 survived, 1 equivalent; this run 12 s" in text
+    assert "**1 of 2 non-equivalent mutants killed (50.0%)**; 1 killed, 1 survived, 1 equivalent; this run 12 s" in text
     assert "| perf_output_wakeup | bound | 0 | 0 | 1 | 0 | 0 |" in text
     assert "Functions without a kill: sigio_perm" in text
     assert "## equivalent: rb-wakeup-bound-24-b\n\npending_wakeup is only tested for non-zero" in text

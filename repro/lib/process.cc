@@ -5,7 +5,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,6 +101,13 @@ void close_all_but(int a, int b) {
 
 }  // namespace
 
+namespace {
+
+volatile sig_atomic_t witnessed = 0;  // a witness is a process of its own: one flag each
+void note_signal(int) { witnessed = 1; }
+
+}  // namespace
+
 SignalWitness::SignalWitness(int signo, const std::function<void()>& setup) {
   int answer[2], end[2];
   check(pipe2(answer, O_CLOEXEC) == 0, "pipe2");
@@ -113,22 +119,26 @@ SignalWitness::SignalWitness(int signo, const std::function<void()>& setup) {
   check(pid_ >= 0, "fork");
   if (pid_ == 0) {
     close_all_but(answer[1], end[0]);
-    sigprocmask(SIG_BLOCK, &wanted, nullptr);
+    sigset_t waiting;  // what ppoll() lets through: the signal, only while we wait
+    sigprocmask(SIG_BLOCK, &wanted, &waiting);
+    sigdelset(&waiting, signo);
+    struct sigaction action {};
+    action.sa_handler = note_signal;
+    sigaction(signo, &action, nullptr);
     try {
       if (setup) setup();
     } catch (const std::exception&) {
       _exit(1);
     }
-    // The signal, or the end of `end` (our maker is done with us): a witness of another uid may be one its
-    // maker cannot kill (no CAP_KILL), so it must be able to stop by itself.
-    const int signals = signalfd(-1, &wanted, SFD_CLOEXEC);
-    if (signals < 0) _exit(1);
     const char ready = 0;
     (void)!write(answer[1], &ready, 1);
-    pollfd fds[2] = {{signals, POLLIN, 0}, {end[0], POLLIN, 0}};
-    while (poll(fds, 2, -1) < 0 && errno == EINTR) {
+    // The signal (pending or to come: the handler runs inside ppoll), or the end of `end` (our maker is done
+    // with us): a witness of another uid may be one its maker cannot kill (no CAP_KILL), so it must be able to
+    // stop by itself. No signalfd: tinyconfig kernels have none.
+    pollfd done{end[0], POLLIN, 0};
+    while (!witnessed && ppoll(&done, 1, nullptr, &waiting) < 0 && errno == EINTR) {
     }
-    const char got = (fds[0].revents & POLLIN) != 0;
+    const char got = witnessed;
     (void)!write(answer[1], &got, 1);
     _exit(0);
   }
