@@ -23,8 +23,9 @@ from .guest import PRIVILEGES, GuestConfig
 from .debian_names import FLAVOURS
 from .kernels import KernelCache, arches_of, expand_specs, flavours_of
 from .atomic import DiskFullError
-from .store import NoResults
-from .orchestrator import Interrupted, RunConfig, RunSummary, guest_for_arch, run_kernels
+from .store import NoResults, write_bisection, write_validation
+from .orchestrator import Interrupted, RunConfig, RunSummary, guest_for_arch, run_kernels, source_commit
+from .outcomes import bisection_record, validation_record
 from .lava_api import LavaServer
 from .lava_job import default_files, prepare_job, write_jobs
 from .lava_target import LavaLab, lava_accel
@@ -96,6 +97,7 @@ def parser() -> argparse.ArgumentParser:
     guest_options(validate, PRIVILEGES)
     validate.add_argument("--patch", action="append", type=Path, required=True, help="format-patch or mbox; repeatable")
     validate.add_argument("--repro", action="append", default=[], help="reproducer program(s) to run (default: all)")
+    results_option(validate)
 
     bisect = sub.add_parser("bisect", help="the first commit, or Debian package, whose behaviour changed")
     kernel_source_options(bisect)
@@ -105,6 +107,7 @@ def parser() -> argparse.ArgumentParser:
     bisect.add_argument("--debian", metavar="FLAVOUR", help="bisect Debian's packages of a flavour, e.g. amd64")
     bisect.add_argument("--repro", required=True, help="PROGRAM or PROGRAM:CASE, e.g. watermark_sigio")
     split_option(bisect)
+    results_option(bisect)
 
     run = sub.add_parser("run", help="test kernels and record the matrix under results/")
     run.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
@@ -365,13 +368,17 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     built_programs = binaries.build(REPO, args.build_dir, progress).select(args.repro)
     work = args.cache / "validate"
     work.mkdir(parents=True, exist_ok=True)
+    config = guest_config(args)
     result = validate_patch(builder_of(args), args.tree, fragments_of(args), tuple(args.patch), built_programs,
-                            guest_config(args), work, progress, args.jobs)
+                            config, work, progress, args.jobs)
     print(f"base    {result.base.tree_state} -> {result.base.image}")
     print(f"patched {result.patched.tree_state} + {', '.join(p.name for p in args.patch)} -> {result.patched.image}")
     for change in result.changes:
         print(f"  {change}")
     code, last = validation_exit(result.changes)
+    record = validation_record(result, str(args.tree), [p.name for p in args.patch], list(config.privileges),
+                               config.repeat, source_commit(REPO), last, code)
+    print(f"recorded in {write_validation(args.results, record)}")
     print(last)
     return code
 
@@ -395,16 +402,21 @@ def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
     probe = probe_of(args, progress)
     if args.debian:
         report = bisect_debian(KernelCache(args.cache), args.debian, probe, progress, args.jobs, split=args.split)
+        over = f"Debian's {args.debian} packages"
     elif args.tree is None or args.old is None or args.new is None:
         print("sigwake bisect: --tree, --old and --new (or --debian FLAVOUR)", file=sys.stderr)
         return USAGE
     else:
         report = bisect_tree(builder_of(args), args.tree, fragments_of(args), args.old, args.new, probe, progress,
                              args.split)
+        over = f"{args.tree} {args.old}..{args.new}"
     for step in report.steps:
         print(f"  {step.candidate}: {step.note} -> {step.mark.value}")
+    code = bisection_exit(report)
+    record = bisection_record(report, f"{probe.program}:{probe.case}", over, source_commit(REPO), code)
+    print(f"recorded in {write_bisection(args.results, record)}")
     print(report.summary(probe.case))
-    return bisection_exit(report)
+    return code
 
 
 def bisection_exit(report: BisectReport) -> int:

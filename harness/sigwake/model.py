@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
 
 from . import debian_names
 from .verdicts import Verdict
@@ -141,37 +140,12 @@ class KernelResult:
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
     splats: list[Splat] = field(default_factory=list)  # kernel reports, in console order
     kernel_version: str = ""  # uname -v: how and when it was built ("#1 SMP PREEMPT_DYNAMIC Debian ... (2026-10-12)")
+    schema: int = SCHEMA  # the result file's version (harness/sigwake/schemas/kernel-result.v<N>.json)
 
     def order(self) -> tuple[int, tuple[int, ...], str]:
         """Kernels in version order (the numbers of the release), the host last."""
         numbers = tuple(int(n) for n in re.findall(r"\d+", self.release or self.kernel_id)[:4])
         return (1 if self.runner.mode == "native" else 0, numbers, self.kernel_id)
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["schema"] = SCHEMA
-        data["origin"] = self.origin.to_json()
-        for repro in data["reproducers"]:
-            repro["verdict"] = str(repro["verdict"])
-        return data
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> KernelResult:
-        """Schema 3; an older file must be upgraded first (store.load_result does)."""
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"schema {data.get('schema')!r}, this sigwake reads schemas {', '.join(map(str, READS))}")
-        repros = [ReproResult(r["name"], Verdict(r["verdict"]), r["reason"], r["evidence"], r["duration_ms"],
-                              r["privilege"], r["runs"], r["kernel_path"], r.get("console_span", []))
-                  for r in data["reproducers"]]
-        fields = {k: v for k, v in data.items()
-                  if k not in ("schema", "reproducers", "boot", "origin", "runner", "splats")}
-        return KernelResult(**fields, origin=Origin(**data["origin"]), runner=Runner(**data["runner"]),
-                            boot=BootRecord(**data["boot"]), reproducers=repros,
-                            splats=[Splat(**s) for s in data["splats"]])
-
-
-READS = (2, SCHEMA)  # schema 2 files are upgraded on reading: their splats are read again from the console log
-
 
 @dataclass(frozen=True)
 class QaStep:
@@ -218,11 +192,3 @@ class QaLine:
         parts.append(f"{last.verdict} from {first}" if self.boundaries else
                      f"{last.verdict} on every package tested ({first} to {last.package} {last.version})")
         return f"{self.arch} {self.flavour}: " + ", ".join(parts)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> QaLine:
-        return QaLine(data["arch"], data["flavour"], [QaStep(**s) for s in data["steps"]],
-                      [QaBoundary(**b) for b in data["boundaries"]], list(data["missing"]))

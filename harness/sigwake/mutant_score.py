@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .atomic import atomic_write
@@ -19,6 +19,9 @@ from .guest import GuestConfig
 from .mutagen import OPERATORS, PATH, Mutant, further, generate, sample
 from .mutants import Boot, MutantResult, score
 from .progress import Progress
+from .schema import CURRENT
+from .store import write_checked
+from .typed_json import from_data, to_data
 
 VERDICTS = ("killed", "survived", "equivalent", "build-failed", "boot-failed")
 
@@ -54,12 +57,12 @@ class ScoreStore:
 
     def get(self, name: str) -> MutantRecord | None:
         try:
-            return MutantRecord(**json.loads((self.folder / f"{name}.json").read_text()))
+            return from_data(MutantRecord, json.loads((self.folder / f"{name}.json").read_text()))
         except (OSError, ValueError, TypeError):
             return None
 
     def put(self, record: MutantRecord) -> None:
-        atomic_write(self.folder / f"{record.name}.json", json.dumps(asdict(record), indent=2) + "\n")
+        atomic_write(self.folder / f"{record.name}.json", json.dumps(to_data(record), indent=2) + "\n")
 
 
 def equivalents(explained: Path) -> dict[str, str]:
@@ -76,7 +79,7 @@ def equivalents(explained: Path) -> dict[str, str]:
 
 def judged(records: list[MutantRecord], explained: dict[str, str]) -> list[MutantRecord]:
     """Survivors that are explained become equivalent, with the explanation."""
-    return [MutantRecord(**{**asdict(r), "verdict": "equivalent", "why": explained[r.name]})
+    return [replace(r, verdict="equivalent", why=explained[r.name])
             if r.verdict == "survived" and r.name in explained else r for r in records]
 
 
@@ -84,7 +87,7 @@ def render(records: list[MutantRecord], seconds: float | None = None) -> str:
     """Markdown: the figure, a table per function and operator, then every survivor with its diff."""
     counts = Counter(r.verdict for r in records)
     judgeable = counts["killed"] + counts["survived"]
-    share = f"{100 * counts['killed'] / judgeable:.0f}%" if judgeable else "n/a"
+    share = f"{100 * counts['killed'] / judgeable:.1f}%" if judgeable else "n/a"  # one decimal: 89.7% is no 90%
     lines = ["# Generated kernel mutants", "",
              f"**{counts['killed']} of {judgeable} non-equivalent mutants killed ({share})**; "
              + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
@@ -116,9 +119,8 @@ def write_score(results_dir: Path, records: list[MutantRecord], seconds: float |
     """results/mutants/score.json (every record) and results/mutants/score.md (not beside the kernel results,
     which are every *.json of results/)."""
     folder = results_dir / "mutants"
-    folder.mkdir(parents=True, exist_ok=True)
-    data = {"schema": 1, "seconds": seconds, "mutants": [asdict(r) for r in records]}
-    return [atomic_write(folder / "score.json", json.dumps(data, indent=2) + "\n"),
+    data = {"schema": CURRENT["mutant-score"], "seconds": seconds, "mutants": to_data(records)}
+    return [write_checked(folder / "score.json", "mutant-score", data),
             atomic_write(folder / "score.md", render(records, seconds))]
 
 
@@ -162,9 +164,9 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
         decided = {r.function for r in so_far if r.verdict in ("killed", "survived")}
         undecided = sorted({m.function for m, _ in mutants} - decided)
         picks = [p for f in undecided if (p := further(generated, mutants + extra, f)) is not None]
-        new = [item for item in picks if store.get(item[0].name) is None]
-        if not picks or (new and (rejudge or only)):  # a re-judging or named run judges nothing beyond
-            break
+        new = [item for item in picks if store.get(item[0].name) is None or item[0].name in only]
+        if not picks or any((rejudge or only) and item[0].name not in only for item in new):
+            break  # a re-judging or named run judges nothing it was not asked to
         extra += picks
         judge(new)
     return ([r for m, _ in mutants if (r := store.get(m.name)) is not None]

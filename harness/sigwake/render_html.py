@@ -15,7 +15,9 @@ import jinja2
 
 from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, QaLine
+from .outcomes import BisectionRecord, ValidationRecord
 from .render_markdown import CELL_EVIDENCE
+from .render_outcomes import outcome_rows
 from .render_summary import HEADLINE
 from .store import console_log_path
 
@@ -35,7 +37,8 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
 
 
 def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None,
-                qa: list[QaLine] | None = None) -> str:
+                qa: list[QaLine] | None = None, validations: list[ValidationRecord] | None = None,
+                bisections: list[BisectionRecord] | None = None) -> str:
     ordered = sorted(kernels, key=KernelResult.order)
     judged = [judged_cases(k) for k in ordered]
     privileges = list(dict.fromkeys(p for passes in judged for p in passes))
@@ -63,4 +66,5 @@ def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
         passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=count_line(found), splats=splats,
-        unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [])
+        unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
+        outcomes=outcome_rows(validations or [], bisections or []))

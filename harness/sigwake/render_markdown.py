@@ -11,7 +11,9 @@ from . import expectations
 from .atomic import atomic_write
 from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, ReproResult
-from .store import load_results
+from .outcomes import BisectionRecord, ValidationRecord
+from .render_outcomes import outcome_lines
+from .store import load_bisections, load_results, load_validations
 
 # The evidence a cell shows, in this order, when the reproducer reported it (the page shows the same).
 CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "target_signals", "source_signals", "crossings",
@@ -64,7 +66,9 @@ def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
             *case_table(ordered, "root", lambda repro, _: path_cell(repro))]
 
 
-def render_matrix(results: list[KernelResult], unreadable: list[str] | None = None) -> str:
+def render_matrix(results: list[KernelResult], unreadable: list[str] | None = None,
+                  validations: list[ValidationRecord] | None = None,
+                  bisections: list[BisectionRecord] | None = None) -> str:
     ordered = sorted(results, key=KernelResult.order)
     failing = [{(j.case.privilege, j.name) for cases in judged_cases(result).values() for j in cases
                 if j.finding is not None} for result in ordered]
@@ -110,6 +114,7 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
         lines += [f"- {result.kernel_id}: **{s.title}** ({s.where()}; console line {s.console_line}"
                   f"{'; tainted ' + s.tainted_before + ' -> ' + s.tainted_after if s.tainted_after else ''}"
                   f"{'; it ended the boot' if s.fatal else ''})" for result, s in splats]
+    lines += outcome_lines(validations or [], bisections or [])
     lines += ["", "## Expectations and their sources", ""]
     grouped: dict[tuple[str, str], list[str]] = {}
     for expectation in expectations.TABLE:
@@ -123,4 +128,7 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
 
 def write_matrix(results_dir: Path) -> Path:
     loaded = load_results(results_dir)
-    return atomic_write(results_dir / "matrix.md", render_matrix(loaded.results, loaded.unreadable))
+    unreadable = loaded.unreadable
+    return atomic_write(results_dir / "matrix.md", render_matrix(loaded.results, unreadable,
+                                                                 load_validations(results_dir, unreadable),
+                                                                 load_bisections(results_dir, unreadable)))

@@ -1,6 +1,7 @@
 """Every report format, rendered from the stored results alone (no re-run): the
 Markdown matrix, KTAP per kernel, JUnit XML, KCIDB JSON, the HTML page, and the
-terminal summary. `run` writes them all; `sigwake report` writes them again or
+terminal summary; the matrix and the page also show the stored validate-patch
+and bisect records. `run` writes them all; `sigwake report` writes them again or
 prints one."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from .render_ktap import render_ktap
 from .render_markdown import render_matrix
 from .render_summary import render_summary
 from .model import QaLine
-from .store import load_qa, load_results
+from .store import load_bisections, load_qa, load_results, load_validations
 
 FORMATS = ("summary", "markdown", "ktap", "junit", "kcidb", "html")
 
@@ -44,7 +45,8 @@ def render(results_dir: Path, fmt: str, options: ReportOptions) -> str:
     if fmt == "summary":
         return render_summary(kernels) + "".join(f"unreadable: {u}\n" for u in loaded.unreadable)
     if fmt == "markdown":
-        return render_matrix(kernels, loaded.unreadable)
+        return render_matrix(kernels, loaded.unreadable, load_validations(results_dir, loaded.unreadable),
+                             load_bisections(results_dir, loaded.unreadable))
     if fmt == "ktap":
         return "".join(render_ktap(k) for k in kernels)
     if fmt == "junit":
@@ -52,7 +54,9 @@ def render(results_dir: Path, fmt: str, options: ReportOptions) -> str:
     if fmt == "kcidb":
         return json.dumps(render_kcidb(kernels, results_dir, options.kcidb_origin, options.log_base_url), indent=2) + "\n"
     if fmt == "html":
-        return render_html(kernels, loaded.unreadable, qa_lines(results_dir, loaded.unreadable))
+        return render_html(kernels, loaded.unreadable, qa_lines(results_dir, loaded.unreadable),
+                           load_validations(results_dir, loaded.unreadable),
+                           load_bisections(results_dir, loaded.unreadable))
     raise ValueError(f"no report format {fmt!r}; there are {', '.join(FORMATS)}")
 
 
@@ -61,7 +65,10 @@ def write_reports(results_dir: Path, options: ReportOptions) -> list[Path]:
     (not beside the result files: those are every *.json there), index.html."""
     loaded = load_results(results_dir)
     kernels = loaded.results
-    written = [atomic_write(results_dir / "matrix.md", render_matrix(kernels, loaded.unreadable))]
+    validations = load_validations(results_dir, loaded.unreadable)
+    bisections = load_bisections(results_dir, loaded.unreadable)
+    written = [atomic_write(results_dir / "matrix.md", render_matrix(kernels, loaded.unreadable, validations,
+                                                                     bisections))]
     (results_dir / "ktap").mkdir(exist_ok=True)
     written += [atomic_write(results_dir / "ktap" / f"{k.kernel_id}.ktap", render_ktap(k)) for k in kernels]
     written.append(atomic_write(results_dir / "junit.xml", render_junit(kernels)))
@@ -69,5 +76,6 @@ def write_reports(results_dir: Path, options: ReportOptions) -> list[Path]:
     (results_dir / "kcidb").mkdir(exist_ok=True)
     written.append(atomic_write(results_dir / "kcidb" / "submission.json", json.dumps(kcidb, indent=2) + "\n"))
     qa = qa_lines(results_dir, loaded.unreadable)
-    written.append(atomic_write(results_dir / "index.html", render_html(kernels, loaded.unreadable, qa)))
+    written.append(atomic_write(results_dir / "index.html", render_html(kernels, loaded.unreadable, qa, validations,
+                                                                        bisections)))
     return written

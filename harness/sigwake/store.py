@@ -1,18 +1,36 @@
 """Where results are kept: results/<kernel-id>.json (written atomically), with the
-raw console log beside it. Reading a directory names every file it cannot read
-and goes on with the others."""
+raw console log beside it, and beside them the other commands' records
+(qa.json, validations/, bisections/, mutants/score.json). Every record is
+checked against its JSON Schema (schema.py) when written and when read, an
+older version upgraded first (upgrade.py). Reading a folder names every file it
+cannot read and goes on with the others."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
+from . import schema
 from .atomic import atomic_write
 from .model import KernelResult, QaLine
-from .upgrade import upgrade
+from .outcomes import BisectionRecord, ValidationRecord
+from .typed_json import from_data, to_data
+from .upgrade import upgrade, upgrade_qa
+
+T = TypeVar("T")
 
 QA_FILE = "qa.json"  # `sigwake qa`'s lines; not a result file (load_results skips it)
+VALIDATIONS = "validations"  # one record per validate-patch run
+BISECTIONS = "bisections"  # one record per bisect run
+
+
+def write_checked(path: Path, kind: str, data: dict[str, Any]) -> Path:
+    """`data` written atomically once it fits its kind's schema (ValueError, and nothing written, if not)."""
+    schema.check(kind, data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def console_log_path(results_dir: Path, kernel_id: str) -> Path:
@@ -20,8 +38,7 @@ def console_log_path(results_dir: Path, kernel_id: str) -> Path:
 
 
 def write_result(results_dir: Path, result: KernelResult) -> Path:
-    results_dir.mkdir(parents=True, exist_ok=True)
-    return atomic_write(results_dir / f"{result.kernel_id}.json", json.dumps(result.to_json(), indent=2) + "\n")
+    return write_checked(results_dir / f"{result.kernel_id}.json", "kernel-result", to_data(result))
 
 
 @dataclass
@@ -36,7 +53,9 @@ def load_result(path: Path) -> KernelResult:
     data = json.loads(path.read_text())
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
-    return KernelResult.from_json(upgrade(data, console_log_path(path.parent, str(data.get("kernel_id")))))
+    data = upgrade(data, console_log_path(path.parent, str(data.get("kernel_id"))))
+    schema.check("kernel-result", data)
+    return from_data(KernelResult, data)
 
 
 class NoResults(OSError):
@@ -60,8 +79,7 @@ def load_results(results_dir: Path) -> Loaded:
 
 
 def write_qa(results_dir: Path, lines: list[QaLine]) -> Path:
-    results_dir.mkdir(parents=True, exist_ok=True)
-    return atomic_write(results_dir / QA_FILE, json.dumps([line.to_json() for line in lines], indent=2) + "\n")
+    return write_checked(results_dir / QA_FILE, "qa", {"schema": schema.CURRENT["qa"], "lines": to_data(lines)})
 
 
 def load_qa(results_dir: Path) -> list[QaLine]:
@@ -70,6 +88,39 @@ def load_qa(results_dir: Path) -> list[QaLine]:
     if not path.exists():
         return []
     try:
-        return [QaLine.from_json(line) for line in json.loads(path.read_text())]
+        data = upgrade_qa(json.loads(path.read_text()))
+        schema.check("qa", data)
+        return [from_data(QaLine, line) for line in data["lines"]]
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path}: not a sigwake QA file of this version ({e})") from e
+
+
+def write_validation(results_dir: Path, record: ValidationRecord) -> Path:
+    return write_checked(results_dir / VALIDATIONS / f"{record.name}.json", "validation", to_data(record))
+
+
+def write_bisection(results_dir: Path, record: BisectionRecord) -> Path:
+    return write_checked(results_dir / BISECTIONS / f"{record.name}.json", "bisection", to_data(record))
+
+
+def _records(folder: Path, kind: str, cls: type[T], unreadable: list[str]) -> list[T]:
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text())
+            schema.check(kind, data)
+            found.append(from_data(cls, data))
+        except (ValueError, KeyError, TypeError) as e:
+            unreadable.append(f"{path}: not a sigwake {kind} record of this version ({e})")
+        except OSError as e:
+            unreadable.append(f"{path}: cannot be read ({e.strerror or e})")
+    return found
+
+
+def load_validations(results_dir: Path, unreadable: list[str]) -> list[ValidationRecord]:
+    """Every stored validate-patch record, oldest first; an unreadable one is named in `unreadable`."""
+    return _records(results_dir / VALIDATIONS, "validation", ValidationRecord, unreadable)
+
+
+def load_bisections(results_dir: Path, unreadable: list[str]) -> list[BisectionRecord]:
+    return _records(results_dir / BISECTIONS, "bisection", BisectionRecord, unreadable)

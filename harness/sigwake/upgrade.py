@@ -1,7 +1,8 @@
-"""Result files of an older schema, brought up to this one on reading, as
-kcidb-io upgrades its I/O data step by step. Schema 2 -> 3: the kernel reports
-(splats) are read from the console log kept beside the file; with no log, none
-are known and the file says so in its boot warnings."""
+"""Records of an older schema, brought up to this one on reading, as kcidb-io
+upgrades its I/O data step by step. Kernel results, schema 2 -> 3: the kernel
+reports (splats) are read from the console log kept beside the file; with no
+log, none are known and the file says so in its boot warnings. QA, the bare list
+of lines -> schema 1: the same lines under a version."""
 
 from __future__ import annotations
 
@@ -33,3 +34,8 @@ def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
     if data.get("schema") == 2:
         data = schema_2_to_3(data, console_log)
     return data
+
+
+def upgrade_qa(data: Any) -> Any:
+    """qa.json at the current schema: before schema 1 it was the bare list of lines."""
+    return {"schema": 1, "lines": data} if isinstance(data, list) else data

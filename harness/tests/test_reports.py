@@ -29,6 +29,7 @@ from sigwake.render_html import render_html
 from sigwake.render_junit import render_junit
 from sigwake.render_kcidb import render_kcidb
 from sigwake.render_ktap import render_ktap
+from sigwake.typed_json import to_data
 from sigwake.store import load_results, write_result
 from sigwake.verdicts import Verdict
 
@@ -232,7 +233,7 @@ def test_a_kernel_that_oopsed_mid_run_is_never_none(tmp_path: Path) -> None:
 
 def test_a_truncated_or_foreign_result_is_named_and_the_rest_still_render(tmp_path: Path) -> None:
     write_result(tmp_path, OLD)
-    (tmp_path / "cut.json").write_text(json.dumps(REGRESSED.to_json())[:300])
+    (tmp_path / "cut.json").write_text(json.dumps(to_data(REGRESSED))[:300])
     (tmp_path / "foreign.json").write_text('{"hello": "world"}')
     for fmt in ("summary", "markdown", "html"):
         text = render(tmp_path, fmt, ReportOptions())

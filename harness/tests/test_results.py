@@ -8,6 +8,7 @@ from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
 from sigwake.ktap import parse_program
 from sigwake.render_markdown import render_matrix, write_matrix
 from sigwake.store import load_results, write_result
+from sigwake.typed_json import to_data
 from sigwake.verdicts import Verdict
 
 CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"  # a schema 2 result and its console log
@@ -51,7 +52,7 @@ def test_rewriting_replaces_and_keeps_other_kernels(tmp_path: Path) -> None:
 def test_a_foreign_or_truncated_file_is_named_and_the_others_still_load(tmp_path: Path) -> None:
     write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
     (tmp_path / "notes.json").write_text("{}")
-    (tmp_path / "cut.json").write_text(json.dumps(result("x", "6.1", Verdict.DELIVERED).to_json())[:200])
+    (tmp_path / "cut.json").write_text(json.dumps(to_data(result("x", "6.1", Verdict.DELIVERED)))[:200])
     loaded = load_results(tmp_path)
     assert [r.kernel_id for r in loaded.results] == ["6.1.0-57-amd64"]
     assert sorted(u.split(":")[0].rsplit("/", 1)[-1] for u in loaded.unreadable) == ["cut.json", "notes.json"]
@@ -121,7 +122,7 @@ def test_unreadable_files_are_named_and_the_rest_still_loads(tmp_path: Path) -> 
 
 
 def test_a_schema_2_file_is_upgraded_with_its_console_log_and_says_when_it_has_none(tmp_path: Path) -> None:
-    current = result("6.12.95+deb12-cloud-amd64", "6.12.95+deb12-cloud-amd64", Verdict.DELIVERED).to_json()
+    current = to_data(result("6.12.95+deb12-cloud-amd64", "6.12.95+deb12-cloud-amd64", Verdict.DELIVERED))
     old = {k: v for k, v in current.items() if k not in ("splats", "kernel_version")} | {"schema": 2}
     for r in old["reproducers"]:
         del r["console_span"]

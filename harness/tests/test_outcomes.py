@@ -1,0 +1,91 @@
+"""validate-patch and bisect keep their answers: each run is a record under results/ (validations/,
+bisections/), checked against its JSON Schema, read back by the reports (matrix.md and the page). The commands
+run here with their slow parts faked (no kernel is built or booted); the record, the store and the reports are
+the real ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import sigwake.cli as cli
+from sigwake.bisect import BisectReport, Mark, Step
+from sigwake.build import BuiltKernel
+from sigwake.exit_codes import FINDING, NO_FINDING
+from sigwake.model import ReproResult
+from sigwake.report import ReportOptions, render
+from sigwake.store import load_bisections, load_validations
+from sigwake.validate import CaseChange, Validation
+from sigwake.verdicts import Verdict
+
+D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
+
+
+class FakeBinaries:
+    def select(self, names: list[str]) -> FakeBinaries:
+        return self
+
+
+def kernel(state: str) -> BuiltKernel:
+    return BuiltKernel(Path(f"/k/{state}"), state, state, Path("log"), 1.0)
+
+
+@pytest.fixture
+def no_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli.binaries, "build", lambda *args, **kwargs: FakeBinaries())
+
+
+def test_validate_patch_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_build: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    changes = [CaseChange("watermark_sigio", "root", "fixes", ReproResult("watermark_sigio", N),
+                          ReproResult("watermark_sigio", D)),
+               CaseChange("watermark_poll", "root", "regresses", ReproResult("watermark_poll", D),
+                          ReproResult("watermark_poll", Verdict.NO_WAKEUP)),
+               CaseChange("overflow_sigio", "root", "no change", ReproResult("overflow_sigio", D),
+                          ReproResult("overflow_sigio", D))]
+    monkeypatch.setattr(cli, "validate_patch", lambda *args, **kwargs: Validation(kernel("abc"), kernel("abc+p"),
+                                                                                  changes))
+    patch = tmp_path / "0001-fix.patch"
+    patch.write_text("")
+    results = tmp_path / "results"
+    code = cli.main(["validate-patch", "--tree", str(tmp_path), "--patch", str(patch), "--results", str(results),
+                     "--passes", "root", "--repeat", "2"])
+    assert code == FINDING
+    (record,) = load_validations(results, unreadable := [])
+    assert not unreadable and record.patches == ["0001-fix.patch"] and record.passes == ["root"]
+    assert record.repeat == 2 and record.exit_code == FINDING and record.last_line == "findings: 1 (1 regresses)"
+    assert record.changes == changes  # every case kept whole, its result on both kernels with it
+    matrix = render(results, "markdown", ReportOptions())
+    assert "## Patch validations (validate-patch)" in matrix and "findings: 1 (1 regresses); 1 cases unchanged" in matrix
+    # the finding first, the unchanged case only counted
+    said = [line for line in matrix.splitlines() if line.startswith("  - ")]
+    assert said[0].startswith("  - watermark_poll [root]: regresses") and len(said) == 2
+    page = render(results, "html", ReportOptions())
+    assert 'id="validations"' in page and 'data-findings="yes"' in page
+
+
+def test_bisect_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_build: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    steps = [Step("linux-image-6.9.7-amd64", N, "3 runs", Mark.OLD),
+             Step("linux-image-6.10.3-amd64", D, "3 runs", Mark.NEW)]
+    report = BisectReport(["linux-image-6.10.3-amd64"], "linux-image-6.9.7-amd64", N, D, steps, 0.97)
+    monkeypatch.setattr(cli, "bisect_debian", lambda *args, **kwargs: report)
+    results = tmp_path / "results"
+    assert cli.main(["bisect", "--debian", "amd64", "--repro", "watermark_sigio", "--results", str(results)]) == NO_FINDING
+    (record,) = load_bisections(results, unreadable := [])
+    assert not unreadable and record.subject == "watermark_sigio:watermark_sigio"
+    assert record.over == "Debian's amd64 packages" and record.first_changed == ["linux-image-6.10.3-amd64"]
+    assert record.steps == steps and (record.old, record.new) == (N, D)
+    assert "## Bisections" in render(results, "markdown", ReportOptions())
+    assert 'id="bisections"' in render(results, "html", ReportOptions())
+
+
+def test_a_stored_record_that_breaks_its_schema_is_named_not_shown(tmp_path: Path) -> None:
+    folder = tmp_path / "bisections"
+    folder.mkdir(parents=True)
+    (folder / "broken.json").write_text(json.dumps({"schema": 1, "subject": "x"}))
+    unreadable: list[str] = []
+    assert load_bisections(tmp_path, unreadable) == []
+    assert "broken.json" in unreadable[0] and "breaks bisection schema 1" in unreadable[0]

@@ -1,0 +1,76 @@
+"""Schemas as data (harness/sigwake/schemas/): each is a valid JSON Schema, each stored record sigwake writes
+fits its own, the committed results fit theirs, a schema requires exactly what its record cannot go without,
+and the one codec (typed_json) gives back what it was given."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from sigwake import schema
+from sigwake.model import KernelResult, QaLine
+from sigwake.mutant_score import MutantRecord
+from sigwake.outcomes import BisectionRecord, ValidationRecord
+from sigwake.store import QA_FILE, load_qa, load_results, write_checked
+from sigwake.typed_json import from_data, to_data
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+RECORDS = {"kernel-result": KernelResult, "validation": ValidationRecord, "bisection": BisectionRecord}
+
+
+@pytest.mark.parametrize("kind", sorted(schema.CURRENT))
+def test_every_schema_is_a_json_schema_of_its_own_version(kind: str) -> None:
+    loaded = schema.schema_of(kind, schema.CURRENT[kind])
+    jsonschema.Draft202012Validator.check_schema(loaded)
+    assert loaded["properties"]["schema"] == {"const": schema.CURRENT[kind]}
+
+
+@pytest.mark.parametrize("kind", sorted(RECORDS))
+def test_a_schema_requires_exactly_the_fields_its_record_cannot_go_without(kind: str) -> None:
+    fields = dataclasses.fields(RECORDS[kind])
+    without_default = {f.name for f in fields if f.default is dataclasses.MISSING
+                       and f.default_factory is dataclasses.MISSING}  # type: ignore[misc]
+    loaded = schema.schema_of(kind, schema.CURRENT[kind])
+    assert set(loaded["required"]) == without_default | {"schema"}
+    assert set(loaded["properties"]) == {f.name for f in fields}
+
+
+def test_the_committed_results_fit_their_schemas_and_the_codec_gives_them_back() -> None:
+    loaded = load_results(RESULTS)
+    assert loaded.results and not loaded.unreadable
+    for result in loaded.results:
+        assert from_data(KernelResult, to_data(result)) == result
+    if (RESULTS / QA_FILE).exists():
+        assert load_qa(RESULTS)
+    score = RESULTS / "mutants" / "score.json"
+    if score.exists():
+        data = json.loads(score.read_text())
+        schema.check("mutant-score", data)
+        assert [to_data(from_data(MutantRecord, m)) for m in data["mutants"]] == [
+            {**to_data(MutantRecord("", "", "", "", "")), **m} for m in data["mutants"]]
+
+
+def test_a_record_that_breaks_its_schema_is_never_written(tmp_path: Path) -> None:
+    line = to_data(QaLine("amd64", "rt"))
+    with pytest.raises(ValueError, match=r"breaks qa schema 1 at lines/0/arch"):
+        write_checked(tmp_path / QA_FILE, "qa", {"schema": 1, "lines": [{**line, "arch": 64}]})
+    assert not (tmp_path / QA_FILE).exists()
+    with pytest.raises(ValueError, match="no schema 9 of a qa record"):
+        schema.check("qa", {"schema": 9, "lines": []})
+
+
+def test_a_qa_file_of_before_schema_1_is_upgraded_on_reading(tmp_path: Path) -> None:
+    (tmp_path / QA_FILE).write_text(json.dumps([to_data(QaLine("amd64", "rt"))]))  # the bare list it once was
+    assert load_qa(tmp_path) == [QaLine("amd64", "rt")]
+
+
+def test_the_codec_refuses_what_does_not_fit() -> None:
+    good = to_data(QaLine("amd64", "rt"))
+    with pytest.raises(TypeError, match="no field colour"):
+        from_data(QaLine, {**good, "colour": "red"})
+    with pytest.raises(TypeError, match="QaLine.steps"):
+        from_data(QaLine, {**good, "steps": "none"})
