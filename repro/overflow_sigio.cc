@@ -11,6 +11,10 @@
 //    that sample wakes the ring too. perf_output_wakeup() finds pending_kill set
 //    by the overflow and must keep its POLL_HUP (it sets POLL_IN only when nothing
 //    is pending): POLLIN, and still one signal with POLL_HUP.
+//  - overflow_sigio_page_faults: the same overflow from a software event the
+//    kernel counts as it happens (PERF_COUNT_SW_PAGE_FAULTS, period 1:
+//    do_perf_sw_event() and its recursion guard, not a timer): each page we
+//    touch is a sample, and the overflow signals.
 //  - overflow_sigio_group_read: the sampling event is a sibling in a group led
 //    by a counting task-clock, and its samples carry the group's counts
 //    (PERF_SAMPLE_READ, PERF_FORMAT_GROUP). perf_output_read_group() reads the
@@ -24,8 +28,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lib/attrs.h"
 #include "lib/budgets.h"
@@ -120,6 +126,37 @@ SIGWAKE_CASE(overflow_sigio_refresh) {
 
 SIGWAKE_CASE(overflow_sigio_refresh_woken) {
   if (const auto seen = refresh_once(report, 1)) decide_watermark_signal(report, *seen, "the refresh limit's sample");
+}
+
+SIGWAKE_CASE(overflow_sigio_page_faults) {
+  SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
+  perf_event_attr attr = task_clock_overflow_attr(1, ring_data_bytes(kOverflowRingPagesLog2));
+  attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+  PerfEvent event = PerfEvent::open(attr, 0, -1);
+  event.request_signals(getpid(), SIGIO);
+  RingBuffer ring = RingBuffer::map(event.fd(), kOverflowRingPagesLog2);
+  constexpr int kPages = 4;
+  std::vector<std::unique_ptr<AnonymousPage>> pages;  // mapped before: only our first touch of each faults
+  for (int i = 0; i < kPages; ++i) pages.push_back(std::make_unique<AnonymousPage>());
+  event.enable();
+  const std::int64_t start = monotonic_ns();
+  for (const auto& page : pages) *reinterpret_cast<volatile char*>(page->address()) = 1;
+  event.disable();
+  sigio.wait_for(1, Deadline(kSignalGrace));
+  const std::int64_t decided = monotonic_ns();
+  const short revents = wait_readable(event.fd(), 0ms);
+
+  report.add("pages_touched", static_cast<long long>(kPages));
+  report.add("data_head", static_cast<long long>(ring.head()));
+  const int records = add_record_evidence(report, ring.consume());
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, sigio);
+  report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
+  if (records > 0 && records < kPages) {
+    return report.decide(Verdict::kWrongCount, std::to_string(records) + " samples for " + std::to_string(kPages) +
+                                                   " pages first touched: a fault was not counted");
+  }
+  decide_overflow_signal(report, {records, (revents & POLLIN) != 0, sigio.count()});
 }
 
 SIGWAKE_CASE(overflow_sigio_group_read) {

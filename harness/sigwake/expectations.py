@@ -95,9 +95,11 @@ TABLE: tuple[Expectation, ...] = (
         "send_sigio_to_task() in fs/fcntl.c fills si_code, si_band and si_fd; PERF_EVENT_IOC_REFRESH arms "
         "event_limit, whose last overflow sets pending_kill = POLL_HUP and disables the event (perf_event_open(2)); "
         "a sample's group read (PERF_SAMPLE_READ, PERF_FORMAT_GROUP) reads every other member afresh "
-        "(perf_output_read_group(), unless the PMU read the group itself: handle->skip_read)",
+        "(perf_output_read_group(), unless the PMU read the group itself: handle->skip_read); a software event "
+        "counted where it happens (page faults: perf_sw_event() -> do_perf_sw_event(), inside "
+        "perf_swevent_get_recursion_context()) overflows at every sample period the same way",
     ) for case in ("overflow_sigio", "overflow_sigio_refresh", "setown_ex_tid_overflow", "setsig_siginfo_overflow",
-                   "overflow_sigio_group_read")),
+                   "overflow_sigio_group_read", "overflow_sigio_page_faults")),
     Expectation(
         "overflow_sigio_refresh_woken", Verdict.DELIVERED, Verdict.DELIVERED, None,
         "at the PERF_EVENT_IOC_REFRESH limit __perf_event_overflow() in kernel/events/core.c sets pending_kill = "
