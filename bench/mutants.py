@@ -12,7 +12,8 @@ signal path by Coccinelle (harness/sigwake/mutagen.py): at most --per-group per
 function and operator, each judged once (records kept under the cache, so an
 interrupted score resumes), the score written to results/mutants/ (score.json,
 score.md: per function and operator, every survivor's diff); survivors explained
-in bench/mutants/equivalent.tsv count as equivalent.
+in bench/mutants/equivalent.tsv count as equivalent; those in blind-spots.tsv stay
+survivors, with why no case sees them.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def main() -> int:
                                       folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
                                       records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge),
                                       only=tuple(args.mutant), explained=explained, deepen=args.deepen)
-            records = judged(records, explained)
+            records = judged(records, explained, equivalents(MUTANTS / "blind-spots.tsv"))
             for path in write_score(args.results, records, time.monotonic() - start):
                 print(path)
             print(render(records, time.monotonic() - start).split("\n\n")[1])

@@ -3,7 +3,8 @@ function, operator, verdict, what killed it, its diff), saved as soon as it is
 judged so that a long score resumes where it stopped, then rendered per function
 and operator with every survivor's diff. A survivor explained in
 bench/mutants/equivalent.tsv (name, then why no program can tell) counts as
-equivalent, not as survived."""
+equivalent, not as survived; one in bench/mutants/blind-spots.tsv (a program
+could tell, but no case here does) stays a survivor, with why beside it."""
 
 from __future__ import annotations
 
@@ -77,10 +78,14 @@ def equivalents(explained: Path) -> dict[str, str]:
     return found
 
 
-def judged(records: list[MutantRecord], explained: dict[str, str]) -> list[MutantRecord]:
-    """Survivors that are explained become equivalent, with the explanation."""
-    return [replace(r, verdict="equivalent", why=explained[r.name])
-            if r.verdict == "survived" and r.name in explained else r for r in records]
+def judged(records: list[MutantRecord], explained: dict[str, str],
+           blind_spots: dict[str, str] | None = None) -> list[MutantRecord]:
+    """Survivors that are explained become equivalent, with the explanation; those in `blind_spots` (a program
+    could tell, none here does) stay survivors, with why none sees them."""
+    blind = blind_spots or {}
+    return [replace(r, verdict="equivalent", why=explained[r.name]) if r.verdict == "survived" and r.name in explained
+            else replace(r, why=blind[r.name]) if r.verdict == "survived" and r.name in blind else r
+            for r in records]
 
 
 def render(records: list[MutantRecord], seconds: float | None = None) -> str:

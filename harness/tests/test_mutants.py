@@ -110,7 +110,9 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
     store = ScoreStore(tmp_path / "records")
     store.put(killed)
     assert store.get(killed.name) == killed and store.get("never-judged") is None  # what a resumed score skips
-    records = judged([killed, survivor, lonely], {survivor.name: "pending_wakeup is only tested for non-zero"})
+    records = judged([killed, survivor, lonely], {survivor.name: "pending_wakeup is only tested for non-zero"},
+                     {lonely.name: "only a second uid shows it"})
+    assert records[2].verdict == "survived" and records[2].why == "only a second uid shows it"  # still counts
     text = render(records, 12.0)
     assert "**1 of 2 non-equivalent mutants killed (50.0%)**; 1 killed, 1 survived, 1 equivalent; this run 12 s" in text
     assert "| perf_output_wakeup | bound | 0 | 0 | 1 | 0 | 0 |" in text
