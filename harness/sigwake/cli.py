@@ -32,7 +32,7 @@ from .lava_target import LavaLab, lava_accel
 from .patches import PatchError
 from .progress import Progress
 from .qa import QaConfig, render_qa, run_qa
-from .render_summary import HEADLINE
+from .expectations import HEADLINE
 from .validate import CaseChange, validate_patch
 from .verdicts import Verdict
 

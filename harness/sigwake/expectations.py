@@ -14,6 +14,8 @@ Version = tuple[int, int]
 
 USER_PASSES = ("user-paranoid1", "user-paranoid2", "user-paranoid3")
 
+HEADLINE = "watermark_sigio"  # rr's case, as root: the verdict each kernel's summary line, the page and QA show
+
 FIX: Version = (6, 10)
 FIX_SOURCE = ("fd20bb51ed39 \"perf/ring_buffer: Trigger IO signals for watermark_wakeup\" (v6.10): before it, "
               "perf_output_wakeup() in kernel/events/ring_buffer.c woke poll waiters without setting pending_kill")

@@ -20,7 +20,7 @@ from .kernels import DebianQuery, KernelCache, expand_specs
 from .model import KernelResult, QaBoundary, QaLine, QaStep
 from .orchestrator import RunConfig, RunSummary, run_kernels
 from .progress import Progress
-from .render_summary import HEADLINE
+from .expectations import HEADLINE
 from .store import write_qa
 from .verdicts import Verdict
 

@@ -18,8 +18,9 @@ from .model import KernelResult, QaLine
 from .outcomes import BisectionRecord, ValidationRecord
 from .render_markdown import CELL_EVIDENCE
 from .render_outcomes import outcome_rows
-from .render_summary import HEADLINE
+from .expectations import HEADLINE
 from .store import console_log_path
+from .report_input import Format
 
 COLOURS = {"delivered": "#2e9b2e", "not-delivered": "#c0392b"}
 
@@ -68,3 +69,7 @@ def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None
         passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=count_line(found), splats=splats,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
         outcomes=outcome_rows(validations or [], bisections or []))
+
+
+FORMAT = Format("html", 6, lambda given: {"index.html": render_html(given.kernels, given.unreadable, given.qa,
+                                                                    given.validations, given.bisections)})

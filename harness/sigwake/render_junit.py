@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 from .judgement import Outcome, judged_cases, splats_of
 from .model import KernelResult
+from .report_input import Format
 
 
 def _evidence(evidence: dict[str, int | str]) -> str:
@@ -49,3 +50,6 @@ def render_junit(kernels: list[KernelResult]) -> str:
                 suite.set(key, str(value))
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+FORMAT = Format("junit", 4, lambda given: {"junit.xml": render_junit(given.kernels)})

@@ -22,6 +22,7 @@ the target could not boot it at all."""
 from __future__ import annotations
 
 import datetime
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from .console import FRAME
 from .judgement import Outcome, judged_cases, kernel_findings, untested
 from .model import KernelResult, ReproResult, Splat
 from .store import console_log_path
+from .report_input import Format, ReportInput
 
 SCHEMA_VERSION = {"major": 5, "minor": 3}
 STATUS = {Outcome.PASS: "PASS", Outcome.XFAIL: "FAIL", Outcome.FAIL: "FAIL", Outcome.SKIP: "SKIP",
@@ -183,3 +185,12 @@ def render_kcidb(kernels: list[KernelResult], results_dir: Path, origin: str = "
         tests += [_splat_test(kernel, splat, n, origin, build["id"], log_url)
                   for n, splat in enumerate(kernel.splats, start=1)]
     return {"version": SCHEMA_VERSION, "checkouts": list(checkouts.values()), "builds": builds, "tests": tests}
+
+
+def _kcidb(given: ReportInput) -> dict[str, str]:
+    submission = render_kcidb(given.kernels, given.results_dir, given.options.kcidb_origin,
+                              given.options.log_base_url)
+    return {"kcidb/submission.json": json.dumps(submission, indent=2) + "\n"}
+
+
+FORMAT = Format("kcidb", 5, _kcidb)

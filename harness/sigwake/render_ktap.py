@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .judgement import Judged, Outcome, judged_cases
 from .model import KernelResult
+from .report_input import Format
 
 INDENT = "    "
 
@@ -60,3 +61,6 @@ def render_ktap(kernel: KernelResult) -> str:
         failed = any(j.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.MISS) for j in cases)
         lines.append(f"{'not ok' if failed else 'ok'} {number} {privilege}")
     return "\n".join(lines) + "\n"
+
+
+FORMAT = Format("ktap", 3, lambda given: {f"ktap/{k.kernel_id}.ktap": render_ktap(k) for k in given.kernels})

@@ -13,7 +13,7 @@ from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, ReproResult
 from .outcomes import BisectionRecord, ValidationRecord
 from .render_outcomes import outcome_lines
-from .store import load_bisections, load_results, load_validations
+from .report_input import Format, ReportOptions, load_input
 
 # The evidence a cell shows, in this order, when the reproducer reported it (the page shows the same).
 CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "target_signals", "source_signals", "crossings",
@@ -127,8 +127,9 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
 
 
 def write_matrix(results_dir: Path) -> Path:
-    loaded = load_results(results_dir)
-    unreadable = loaded.unreadable
-    return atomic_write(results_dir / "matrix.md", render_matrix(loaded.results, unreadable,
-                                                                 load_validations(results_dir, unreadable),
-                                                                 load_bisections(results_dir, unreadable)))
+    """matrix.md alone, as the report writes it (the run keeps it current kernel by kernel)."""
+    return atomic_write(results_dir / "matrix.md", FORMAT.render(load_input(results_dir, ReportOptions()))["matrix.md"])
+
+
+FORMAT = Format("markdown", 2, lambda given: {"matrix.md": render_matrix(given.kernels, given.unreadable,
+                                                                        given.validations, given.bisections)})

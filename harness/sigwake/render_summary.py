@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .expectations import HEADLINE
 from .judgement import Outcome, count_line, findings, judged_cases, shown, untested
 from .model import KernelResult
+from .report_input import Format, ReportInput
 
-HEADLINE = "watermark_sigio"  # rr's case, as root
 
 
 def kernel_line(kernel: KernelResult) -> str:
@@ -34,3 +35,10 @@ def render_summary(kernels: list[KernelResult], not_tested: list[str] | None = N
     lines += [f"not tested: {why}" for why in untestable]
     lines.append(count_line(found) + (f"; not tested: {len(untestable)}" if untestable else ""))
     return "\n".join(lines) + "\n"
+
+
+def _summary(given: ReportInput) -> dict[str, str]:
+    return {"": render_summary(given.kernels) + "".join(f"unreadable: {u}\n" for u in given.unreadable)}
+
+
+FORMAT = Format("summary", 1, _summary)

@@ -1,0 +1,47 @@
+"""The report formats are a registry: each render_*.py with a FORMAT is one (a new format is one new file), the
+command line offers exactly those, writing them writes each one's files, and printing one prints its files'
+text. And the committed reports are what the committed results render to today: the reports did not change
+behind the results' back (run `./sigwake report` after a change to a renderer or an expectation)."""
+
+from __future__ import annotations
+
+import pkgutil
+import shutil
+from pathlib import Path
+
+import pytest
+
+import sigwake
+from sigwake.cli import parser
+from sigwake.report import FORMATS, REGISTRY, ReportOptions, render, write_reports
+from sigwake.report_input import load_input
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+def test_every_render_module_with_a_format_is_offered_and_nothing_else() -> None:
+    modules = {m.name for m in pkgutil.iter_modules(sigwake.__path__) if m.name.startswith("render_")}
+    with_format = {m for m in modules if hasattr(__import__(f"sigwake.{m}", fromlist=["FORMAT"]), "FORMAT")}
+    assert len(with_format) == len(FORMATS)
+    assert FORMATS == ("summary", "markdown", "ktap", "junit", "kcidb", "html")
+    offered = next(a for a in parser()._subparsers._group_actions[0].choices["report"]._actions  # type: ignore[union-attr]
+                   if a.dest == "format")
+    assert tuple(offered.choices) == FORMATS
+
+
+def test_writing_writes_every_format_s_files_and_printing_prints_them(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS, results, ignore=shutil.ignore_patterns("*.png"))
+    given = load_input(results, ReportOptions())
+    expected = {results / name for fmt in REGISTRY.values() for name in fmt.render(given) if name}
+    assert set(write_reports(results, ReportOptions())) == expected
+    for name, fmt in REGISTRY.items():
+        assert render(results, name, ReportOptions()) == "".join(fmt.render(given).values())
+    with pytest.raises(ValueError, match="no report format 'pdf'"):
+        render(results, "pdf", ReportOptions())
+
+
+@pytest.mark.parametrize("name, fmt", [("matrix.md", "markdown"), ("index.html", "html")])
+def test_the_committed_reports_are_what_the_committed_results_render_to(name: str, fmt: str) -> None:
+    assert (RESULTS / name).read_text() == render(RESULTS, fmt, ReportOptions()), (
+        f"results/{name} is not what the stored results render to: run ./sigwake report --results results")
