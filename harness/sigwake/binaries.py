@@ -11,7 +11,7 @@ from . import initramfs
 from .build import BuildError
 from .cross import CROSS_TARGETS, cross_file
 from .progress import Progress
-from .qemu import HOST_ARCH
+from .debian_names import HOST_ARCH
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from .debian_names import FLAVOURS
 from .kernels import KernelCache, arches_of, expand_specs, flavours_of
 from .atomic import DiskFullError
 from .store import NoResults, write_bisection, write_validation
-from .orchestrator import Interrupted, RunConfig, RunSummary, guest_for_arch, run_kernels, source_commit
+from .orchestrator import Interrupted, RunConfig, RunSummary, run_kernels, source_commit
+from .targets import guest_for_arch
 from .outcomes import bisection_record, validation_record
 from .lava_api import LavaServer
 from .lava_job import default_files, prepare_job, write_jobs

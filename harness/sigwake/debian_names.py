@@ -1,10 +1,15 @@
 """How Debian names its kernel packages, written once: the flavours of each
 architecture, the ending each gives a package name, the series of the default
-set, and the patterns that find a flavour's packages. Pure rules, no I/O."""
+set, the patterns that find a flavour's packages, and this machine's architecture in
+Debian's words. Pure rules, no I/O."""
 
 from __future__ import annotations
 
+import os
 import re
+
+# This machine's architecture as Debian names it (uname's x86_64 is amd64).
+HOST_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
 
 # The architectures whose kernels sigwake can boot (qemu.py, the initramfs's programs).
 BOOTABLE_ARCHES = ("amd64", "arm64")

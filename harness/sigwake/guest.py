@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import console, initramfs, ktap, protocol, qemu, splats
 from .attribution import attribute
+from .capture import Capture
 from .kernels import Kernel
 from .repeats import CaseRun, combine
 from .model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
@@ -64,7 +65,7 @@ class GuestOutcome:
     version: str = ""  # uname -v
 
 
-def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
+def boot_status(outcome: Capture, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
     """("ok" | "timeout" | "boot-failed", what happened)."""
     panic = console.panic_line(outcome.console)
     if outcome.timed_out and outcome.silent_s:
@@ -85,7 +86,7 @@ def boot_status(outcome: qemu.BootOutcome, report: ktap.GuestReport, timeout_s: 
 class BootRead:
     """One boot's console, read: what the init reported, how the boot ended, and the kernel's reports."""
 
-    outcome: qemu.BootOutcome
+    outcome: Capture
     report: ktap.GuestReport
     status: str  # ok, timeout or boot-failed
     detail: str
@@ -109,7 +110,7 @@ class BootRead:
         return f"{run.privilege}/{run.program}/{run.case or ''}"
 
 
-def read_boot(outcome: qemu.BootOutcome, token: str, timeout_s: float, line_offset: int = 0) -> BootRead:
+def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int = 0) -> BootRead:
     """`line_offset`: where this boot's console starts in the kernel's console log (a resumed boot's)."""
     unframed = console.unframe(outcome.console, token)
     report = ktap.parse_guest(unframed.payloads, unframed.lines)
@@ -183,7 +184,7 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                         version=next((b.report.version for b in boots if b.report.version), ""))
 
 
-def interpret(outcome: qemu.BootOutcome, token: str, programs: list[str], privileges: tuple[str, ...],
+def interpret(outcome: Capture, token: str, programs: list[str], privileges: tuple[str, ...],
               timeout_s: float, repeat: int | None = None) -> GuestOutcome:
     """One boot (or one run on a host, one lab job) turned into the kernel's outcome."""
     return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges, repeat)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import qemu
 from .binaries import Binaries
+from .capture import Capture
 from .guest import GuestConfig, GuestOutcome, interpret
 
 
@@ -32,7 +33,7 @@ def run_host(binaries: Binaries, config: GuestConfig, console_log: Path) -> Gues
         stderr, code, timed_out = "", None, True
     console_log.parent.mkdir(parents=True, exist_ok=True)
     console_log.write_text(stdout)
-    outcome = interpret(qemu.BootOutcome(stdout, code, timed_out, time.monotonic() - start, stderr), token, programs,
+    outcome = interpret(Capture(stdout, code, timed_out, time.monotonic() - start, stderr), token, programs,
                         config.privileges, timeout_s, config.repeat)
     if outcome.boot.status == "ok":  # nothing booted: the host ran it
         outcome = dataclasses.replace(outcome, boot=dataclasses.replace(outcome.boot, status="native"))

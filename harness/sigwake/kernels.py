@@ -16,7 +16,7 @@ from .debian_names import BOOTABLE_ARCHES, FLAVOURS, SERIES, as_glob, ending
 from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, apt_source, extract_file, extract_image
 from .model import Origin
 from .progress import Progress
-from .qemu import HOST_ARCH
+from .debian_names import HOST_ARCH
 
 
 @dataclass(frozen=True)

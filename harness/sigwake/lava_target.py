@@ -13,12 +13,14 @@ from pathlib import Path
 
 from . import qemu
 from .binaries import Binaries
+from .capture import Capture
 from .guest import GuestConfig, GuestOutcome, interpret
 from .kernels import Kernel
 from .lava_api import JobState, LavaError, LavaServer
 from .lava_job import LavaFiles, PreparedJob, prepare_job
 from .lava_log import parse_log
 from .model import Runner
+from .progress import Progress
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,33 @@ class LavaLab:
     device_type: str = "qemu"
     start_timeout_s: float = 1800.0  # a job still queued after this is canceled and recorded as timeout
     poll_s: float = 5.0
+
+    # Where the run's images boot (targets.Place): a worker's QEMU, which sigwake cannot probe from here.
+    def accel(self, option: str | None) -> qemu.Accel:
+        return lava_accel(option)
+
+    def missing(self, arch: str) -> str | None:
+        return None  # the lab's device type says what it boots
+
+    def version(self, arch: str) -> str:
+        return ""  # the worker's, not known here
+
+    def guest_for(self, guest: GuestConfig, arch: str, option: str | None) -> GuestConfig:
+        return guest  # the worker boots it as it boots any
+
+    def at_once(self, jobs: int, memory_mb: int) -> int:
+        return jobs  # jobs in flight: the lab schedules its devices
+
+    def announce(self, progress: Progress) -> str | None:
+        try:
+            progress.step(f"LAVA {self.server.version()} at {self.server.root}, device type {self.device_type}")
+        except LavaError as e:  # every kernel is still recorded, each job as not submitted
+            progress.step(str(e))
+            return f"LAVA: {e}"
+        return None
+
+    def target(self, kernel: Kernel, initrd: Path, version: str) -> LavaTarget:
+        return LavaTarget(kernel, initrd, self)
 
 
 def lava_accel(override: str | None) -> qemu.Accel:
@@ -99,7 +128,7 @@ def read_back(log_text: str, job: PreparedJob, programs: list[str], config: Gues
     console_log.write_text(log.console)
     ended = "; ".join(filter(None, [waited.ended, log.error]))
     seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else 0.0
-    outcome = qemu.BootOutcome(log.console, None, waited.timed_out, seconds, "", ended=ended)
+    outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended)
     judged = interpret(outcome, job.token, programs, config.privileges, config.timeout_for(len(programs)),
                        config.repeat)
     if judged.boot.status == "ok" and waited.state is not None and waited.state.health != "Complete":

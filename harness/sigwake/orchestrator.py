@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import binaries as binaries_mod
-from . import protocol, qemu
+from . import protocol
+from .debian_names import HOST_ARCH
 from .build import BuildError
 from .debian import DebianError
 from .guest import GuestConfig
 from .kernels import DebianQuery, Kernel, KernelCache, KernelSpecError, expand_specs
-from .lava_api import LavaError
-from .lava_target import LavaLab, lava_accel
+from .lava_target import LavaLab
 from .progress import Progress
 from .model import KernelResult
 from .render_markdown import write_matrix
 from .store import console_log_path, load_result, write_result
-from .targets import Target, target_for
+from .targets import Place, QemuHere, Target, target_for
 
 
 @dataclass(frozen=True)
@@ -101,13 +101,6 @@ def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelR
     return earlier if same_image and ran and earlier.runner.programs == programs else None
 
 
-def guests_that_fit(jobs: int, memory_mb: int) -> int:
-    """As many guests as asked, but no more than the memory available now holds (with room to spare)."""
-    available_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                         if line.startswith("MemAvailable:")), 0)
-    return max(1, min(jobs, available_kb // 1024 // (memory_mb + 256)))
-
-
 @dataclass(frozen=True)
 class ArchKit:
     """What kernels of one architecture boot with: its programs (and their digest), their initramfs, its
@@ -120,29 +113,17 @@ class ArchKit:
     programs: str  # built.digest(): read once, it hashes every program
 
 
-# A guest of another architecture under TCG, against one of the host's: measured here, an arm64 Debian
-# kernel reached /init at 15.5 s of uptime where amd64's does at about 2 s; its deadlines stretch by this.
-FOREIGN_TCG_SLOWDOWN = 4.0
-
-
-def guest_for_arch(guest: GuestConfig, arch: str, accel_option: str | None) -> GuestConfig:
-    """The guest settings for kernels of `arch` booted here: the host's own, or TCG with stretched deadlines."""
-    if arch == qemu.HOST_ARCH:
-        return guest
-    return dataclasses.replace(guest, accel=qemu.choose_accel(accel_option, arch=arch), slowdown=FOREIGN_TCG_SLOWDOWN)
-
-
-def arch_kit(arch: str, config: RunConfig, host: ArchKit, progress: Progress) -> ArchKit:
+def arch_kit(arch: str, config: RunConfig, host: ArchKit, place: Place, progress: Progress) -> ArchKit:
     """The host's kit, or a cross-built one; BuildError (saying what is missing) when it cannot be had."""
-    if arch == qemu.HOST_ARCH:
+    if arch == HOST_ARCH:
         return host
-    if config.lab is None and (missing := qemu.missing_qemu(arch)) is not None:
+    if (missing := place.missing(arch)) is not None:
         raise BuildError(missing)
     built = binaries_mod.build_for(arch, config.source, config.build_dir, config.cache, progress)
     initrd = built.initramfs(binaries_mod.initramfs_path(arch, config.build_dir))
-    guest = host.guest if config.lab is not None else guest_for_arch(host.guest, arch, config.accel)  # a lab's worker
+    guest = place.guest_for(host.guest, arch, config.accel)
     progress.step(f"{arch}: accelerator {guest.accel.name} ({guest.accel.reason})")
-    return ArchKit(built, initrd, guest, qemu.qemu_version(arch) if config.lab is None else "", built.digest())
+    return ArchKit(built, initrd, guest, place.version(arch), built.digest())
 
 
 def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
@@ -150,16 +131,12 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     summary = RunSummary()
     config.results_dir.mkdir(parents=True, exist_ok=True)  # its reports are written even when nothing ran
     built = binaries_mod.build(config.source, config.build_dir, progress)
-    initrd = built.initramfs(binaries_mod.initramfs_path(qemu.HOST_ARCH, config.build_dir))
-    accel = qemu.choose_accel(config.accel) if config.lab is None else lava_accel(config.accel)
+    initrd = built.initramfs(binaries_mod.initramfs_path(HOST_ARCH, config.build_dir))
+    place: Place = config.lab or QemuHere()
+    accel = place.accel(config.accel)
     progress.step(f"accelerator: {accel.name} ({accel.reason})")
-    if config.lab is not None:
-        try:
-            progress.step(f"LAVA {config.lab.server.version()} at {config.lab.server.root}, device type "
-                          f"{config.lab.device_type}")
-        except LavaError as e:  # every kernel is still recorded, each job as not submitted
-            summary.failures.append(f"LAVA: {e}")
-            progress.step(str(e))
+    if (problem := place.announce(progress)) is not None:
+        summary.failures.append(problem)
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
     guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
                         stop=stop)
@@ -168,8 +145,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
         progress.step(warning)
-    host_kit = ArchKit(built, initrd, guest, qemu.qemu_version() if config.lab is None else "",  # a lab's: the worker's
-                       built.digest())
+    host_kit = ArchKit(built, initrd, guest, place.version(HOST_ARCH), built.digest())
 
     resolved: list[Kernel] = []
     for spec in expand_specs(config.kernel_specs, config.flavours, config.arches):
@@ -184,7 +160,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     for arch in dict.fromkeys(k.arch for k in resolved):
         of_arch = [k for k in resolved if k.arch == arch]
         try:
-            kits[arch] = arch_kit(arch, config, host_kit, progress)
+            kits[arch] = arch_kit(arch, config, host_kit, place, progress)
             kernels += of_arch
         except BuildError as e:  # a missing QEMU or cross toolchain: named, and the other kernels still run
             summary.failures.append(f"{arch} kernels ({', '.join(k.id for k in of_arch)}): {e}")
@@ -201,14 +177,14 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         else:
             pending.append(kernel)
 
-    jobs = guests_that_fit(config.jobs, guest.memory_mb) if config.lab is None else config.jobs  # a lab's jobs
+    jobs = place.at_once(config.jobs, guest.memory_mb)
     if jobs < config.jobs:
         progress.step(f"{jobs} guests at once, not {config.jobs}: the memory available holds no more")
     recording = threading.Lock()  # a result and the matrix after it are written by one thread at a time
 
     def run_one(kernel: Kernel) -> KernelResult:
         kit = kits[kernel.arch]
-        target = target_for(kernel, kit.initrd, kit.qemu_version, config.lab)
+        target = target_for(kernel, kit.initrd, kit.qemu_version, place)
         progress.step(f"testing {kernel.id} on {type(target).__name__}")
         result = record_kernel(target, kit.built, kit.guest, config.results_dir, commit, kit.programs)
         with recording:

@@ -12,7 +12,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HOST_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
+from .capture import Capture
+from .debian_names import HOST_ARCH
+
 
 
 @dataclass(frozen=True)
@@ -115,17 +117,6 @@ class BootRequest:
     arch: str = "amd64"
 
 
-@dataclass(frozen=True)
-class BootOutcome:
-    console: str
-    exit_code: int | None  # None when we killed it at the timeout
-    timed_out: bool
-    seconds: float
-    stderr: str
-    silent_s: float = 0.0  # when killed for silence: how long the console had been quiet
-    ended: str = ""  # how the target says the boot ended, when that is not a QEMU exit (a lab's job state)
-
-
 def command(request: BootRequest, console_log: Path) -> list[str]:
     machine = MACHINES[request.arch]
     accel = (["-accel", "kvm", *machine.kvm_machine] if request.accel.name == "kvm" else
@@ -151,7 +142,7 @@ WATCH_EVERY_S = 1.0  # how often the silence watchdog looks at the console's siz
 DIE_WITH_US = ("setpriv", "--pdeathsig", "KILL", "--")
 
 
-def boot(request: BootRequest, console_log: Path) -> BootOutcome:
+def boot(request: BootRequest, console_log: Path) -> Capture:
     """Boots once; returns when QEMU exits, or once it is killed at the timeout or for a console
     silent for request.silence_s (a hung kernel, while a slow but working one keeps printing)."""
     console_log.unlink(missing_ok=True)
@@ -187,4 +178,4 @@ def boot(request: BootRequest, console_log: Path) -> BootOutcome:
         _, stderr = proc.communicate()
     seconds = time.monotonic() - start
     console = console_log.read_text(errors="replace") if console_log.exists() else ""
-    return BootOutcome(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, round(silent_s, 1))
+    return Capture(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, round(silent_s, 1))

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from sigwake import initramfs, qemu
+from sigwake.debian_names import HOST_ARCH
 from sigwake.judgement import findings
 from sigwake.binaries import build_for
 from sigwake.bisect import debian_packages
@@ -32,7 +33,7 @@ def test_a_missing_cross_toolchain_or_qemu_is_named(tmp_path: Path) -> None:
         cross_file(absent, tmp_path, tmp_path / "x.ini", Progress(quiet=True))
     assert qemu.missing_qemu("riscv64") == "sigwake knows no QEMU machine for riscv64 (it boots amd64, arm64)"
     with pytest.raises(ValueError, match="cannot use KVM"):
-        qemu.choose_accel("kvm", arch="arm64" if qemu.HOST_ARCH == "amd64" else "amd64")
+        qemu.choose_accel("kvm", arch="arm64" if HOST_ARCH == "amd64" else "amd64")
 
 
 def test_an_arm64_image_file_is_known_by_its_header(tmp_path: Path) -> None:

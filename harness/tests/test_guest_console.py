@@ -3,7 +3,7 @@ kernel rarely gives us on demand (torn lines, half reports, QEMU errors)."""
 
 from sigwake.console import frame_line
 from sigwake.guest import interpret
-from sigwake.qemu import BootOutcome
+from sigwake.capture import Capture
 from sigwake.verdicts import Verdict
 
 TOKEN = "c0ffee"
@@ -14,8 +14,8 @@ def console_of(payloads: list[str]) -> str:
     return "".join(frame_line(TOKEN, i, p).replace("\n", "\r\n") for i, p in enumerate(payloads))
 
 
-def outcome(console: str, exit_code: int | None = 0, timed_out: bool = False, stderr: str = "") -> BootOutcome:
-    return BootOutcome(console, exit_code, timed_out, 3.0, stderr)
+def outcome(console: str, exit_code: int | None = 0, timed_out: bool = False, stderr: str = "") -> Capture:
+    return Capture(console, exit_code, timed_out, 3.0, stderr)
 
 
 HEADER = ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=1300", "1..2"]

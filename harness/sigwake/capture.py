@@ -1,0 +1,18 @@
+"""What any target hands back from one run of the case loop, before anything is read into it: the console
+bytes, how the run ended, and how long it took. A QEMU boot, a run on this host and a LAVA job each make one;
+guest.interpret turns any of them into the kernel's outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Capture:
+    console: str
+    exit_code: int | None  # None when the run was killed at its deadline, or the target says no exit status
+    timed_out: bool
+    seconds: float
+    stderr: str
+    silent_s: float = 0.0  # when killed for silence: how long the console had been quiet
+    ended: str = ""  # how the target says the run ended, when that is not a process's exit (a lab's job state)
