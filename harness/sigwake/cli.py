@@ -255,11 +255,12 @@ def run_command(args: argparse.Namespace) -> int:
                        args.cpus, args.jobs, args.resume, lab)
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    options = ReportOptions(args.kcidb_origin, args.log_base_url)
     try:
         summary = run_kernels(config, Progress(quiet=args.quiet))
     except Interrupted as stop:
+        write_reports(config.results_dir, options)  # of what was kept
         return interrupted(stop, config.results_dir)
-    options = ReportOptions(args.kcidb_origin, args.log_base_url)
     written = write_reports(config.results_dir, options)
     reports = sorted({str(p.relative_to(config.results_dir)).split("/")[0] for p in written})
     print(f"recorded in {config.results_dir}/: <kernel-id>.json with console logs; reports: {', '.join(reports)}")
@@ -316,11 +317,13 @@ def qa_command(args: argparse.Namespace) -> int:
         return Probe(built, HEADLINE, HEADLINE, guest_for_arch(host, arch, args.accel), work)
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    options = ReportOptions(args.kcidb_origin, args.log_base_url)
     try:
         lines, summary = run_qa(config, probe_for, progress)
     except Interrupted as stop:
+        write_reports(args.results, options)  # of what was kept
         return interrupted(stop, args.results)
-    write_reports(args.results, ReportOptions(args.kcidb_origin, args.log_base_url))
+    write_reports(args.results, options)
     print(render_qa(lines), end="")
     return summary_exit(summary)
 

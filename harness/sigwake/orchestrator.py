@@ -24,7 +24,6 @@ from .kernels import DebianQuery, Kernel, KernelCache, KernelSpecError, expand_s
 from .lava_target import LavaLab
 from .progress import Progress
 from .model import KernelResult
-from .render_markdown import write_matrix
 from .store import console_log_path, load_result, write_result
 from .targets import Place, QemuHere, Target, target_for
 
@@ -127,7 +126,8 @@ def arch_kit(arch: str, config: RunConfig, host: ArchKit, place: Place, progress
 
 
 def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
-    """The main job: every kernel of the run, each recorded (with the matrix) as soon as it is done."""
+    """The main job: every kernel of the run, each recorded as soon as it is done (it only records: the reports
+    are report.write_reports', from what is recorded)."""
     summary = RunSummary()
     config.results_dir.mkdir(parents=True, exist_ok=True)  # its reports are written even when nothing ran
     built = binaries_mod.build(config.source, config.build_dir, progress)
@@ -180,7 +180,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     jobs = place.at_once(config.jobs, guest.memory_mb)
     if jobs < config.jobs:
         progress.step(f"{jobs} guests at once, not {config.jobs}: the memory available holds no more")
-    recording = threading.Lock()  # a result and the matrix after it are written by one thread at a time
+    recording = threading.Lock()  # results are written by one thread at a time
 
     def run_one(kernel: Kernel) -> KernelResult:
         kit = kits[kernel.arch]
@@ -189,7 +189,6 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         result = record_kernel(target, kit.built, kit.guest, config.results_dir, commit, kit.programs)
         with recording:
             write_result(config.results_dir, result)
-            write_matrix(config.results_dir)
         counts = Counter(str(r.verdict) for r in result.reproducers)
         tally = ", ".join(f"{n} {v}" for v, n in counts.most_common())
         progress.step(f"  {kernel.id}: boot {result.boot.status}; {tally}")

@@ -4,16 +4,14 @@ expectations table named; regenerated from the stored results alone."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 from . import expectations
-from .atomic import atomic_write
 from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, ReproResult
 from .outcomes import BisectionRecord, ValidationRecord
 from .render_outcomes import outcome_lines
-from .report_input import Format, ReportOptions, load_input
+from .report_input import Format
 
 # The evidence a cell shows, in this order, when the reproducer reported it (the page shows the same).
 CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "target_signals", "source_signals", "crossings",
@@ -124,11 +122,6 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
         grouped.setdefault((where, expectation.source), []).append(f"`{expectation.repro}`")
     lines += [f"- {', '.join(cases)}{where}: {source}" for (where, source), cases in grouped.items()]
     return "\n".join(lines) + "\n"
-
-
-def write_matrix(results_dir: Path) -> Path:
-    """matrix.md alone, as the report writes it (the run keeps it current kernel by kernel)."""
-    return atomic_write(results_dir / "matrix.md", FORMAT.render(load_input(results_dir, ReportOptions()))["matrix.md"])
 
 
 FORMAT = Format("markdown", 2, lambda given: {"matrix.md": render_matrix(given.kernels, given.unreadable,

@@ -11,6 +11,7 @@ from sigwake.kernels import DEFAULT_KERNELS, Kernel, KernelCache
 from sigwake.cli import REPO, default_cache
 from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
 from sigwake.progress import Progress
+from sigwake.report import ReportOptions, write_reports
 
 
 @pytest.fixture(scope="session")
@@ -64,7 +65,9 @@ def local_results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def local_run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, local_results_dir: Path) -> RunSummary:
     """Both Debian kernels under QEMU here with the defaults: what every other target must agree with."""
     config = RunConfig(REPO, REPO / "build", cache_root, local_results_dir, (spec(kernel_6_1), spec(kernel_6_12)))
-    return run_kernels(config, Progress(quiet=True))
+    summary = run_kernels(config, Progress(quiet=True))
+    write_reports(local_results_dir, ReportOptions())  # as `sigwake run` does after the run
+    return summary
 
 
 @pytest.fixture(scope="session")

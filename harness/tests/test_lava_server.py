@@ -24,6 +24,7 @@ from sigwake.lava_job import default_files
 from sigwake.lava_target import LavaLab
 from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
 from sigwake.progress import Progress
+from sigwake.report import ReportOptions, write_reports
 from image_files import corrupt_bzimage
 from sigwake.store import load_result
 from sigwake.verdicts import Verdict
@@ -50,7 +51,9 @@ def lab_of(lava: LocalLava, tmp_path: Path, token: str = ADMIN_TOKEN, device_typ
 
 def run_on(lab: LavaLab, specs: tuple[str, ...], tmp_path: Path, cache_root: Path, jobs: int = 2) -> RunSummary:
     config = RunConfig(REPO, REPO / "build", cache_root, tmp_path / "results", specs, jobs=jobs, lab=lab)
-    return run_kernels(config, Progress(quiet=True))
+    summary = run_kernels(config, Progress(quiet=True))
+    write_reports(tmp_path / "results", ReportOptions())  # as `sigwake run` does after the run
+    return summary
 
 
 def lavacli(lava: LocalLava, *args: str) -> str:

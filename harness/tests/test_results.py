@@ -6,7 +6,8 @@ from pathlib import Path
 
 from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
 from sigwake.ktap import parse_program
-from sigwake.render_markdown import render_matrix, write_matrix
+from sigwake.render_markdown import render_matrix
+from sigwake.report import ReportOptions, render
 from sigwake.store import load_results, write_result
 from sigwake.typed_json import to_data
 from sigwake.verdicts import Verdict
@@ -56,14 +57,14 @@ def test_a_foreign_or_truncated_file_is_named_and_the_others_still_load(tmp_path
     loaded = load_results(tmp_path)
     assert [r.kernel_id for r in loaded.results] == ["6.1.0-57-amd64"]
     assert sorted(u.split(":")[0].rsplit("/", 1)[-1] for u in loaded.unreadable) == ["cut.json", "notes.json"]
-    text = write_matrix(tmp_path).read_text()
+    text = render(tmp_path, "markdown", ReportOptions())
     assert "| 6.1.0-57-amd64 |" in text and "notes.json: not a sigwake result file" in text
 
 
 def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
     write_result(tmp_path, result("6.12.118+deb13-amd64", "6.12.118+deb13-amd64", Verdict.NOT_DELIVERED))
     write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
-    text = write_matrix(tmp_path).read_text()
+    text = render(tmp_path, "markdown", ReportOptions())
     header = next(line for line in text.splitlines() if line.startswith("| reproducer |"))
     assert header == "| reproducer | 6.1.0-57-amd64 | 6.12.118+deb13-amd64 |"  # ordered by release
     row = next(line for line in text.splitlines() if line.startswith("| watermark_sigio |"))
@@ -77,7 +78,7 @@ def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
     dead = result("6.12.95+deb12-amd64", "6.12.95+deb12-amd64", Verdict.BOOT_FAILED)
     dead.boot = BootRecord("boot-failed", 4.0, 1300, "Kernel panic - not syncing: Fatal exception")
     write_result(tmp_path, dead)
-    text = write_matrix(tmp_path).read_text()
+    text = render(tmp_path, "markdown", ReportOptions())
     assert "6.12.95+deb12-amd64: difference" not in text
     assert ("- 6.12.95+deb12-amd64: lost: 1 cases never reached a verdict (boot-failed: Kernel panic - not syncing: "
             "Fatal exception): [root] watermark_sigio\n") in text
