@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes repro/protocol.h from repro/protocol.json (run by Meson): the verdict
 enum and its KTAP and exit-code rules, the pass names, the defaults and the
-kernel command-line keys, as constants."""
+kernel command-line keys and the keys of the runner's report, as constants."""
 
 import json
 import sys
@@ -36,6 +36,14 @@ def main() -> None:
             f"inline constexpr const char* kTokenFile = \"{protocol['token_file']}\";"]
     out += [f"inline constexpr const char* kKey{''.join(p.capitalize() for p in key.split('_'))} = \"{value}\";"
             for key, value in protocol["command_line"].items()]
+    # The runner's report (`# <key>=<value>` lines): each key by name, and the table of them all.
+    camel = lambda name: "".join(p.capitalize() for p in name.split("_"))  # noqa: E731
+    out += [f"inline constexpr const char* kReport{camel(name)} = \"{key}\";"
+            for name, key in protocol["report_keys"].items()]
+    out += ["struct ReportKey {", "  const char* name;", "  const char* key;", "};",
+            "inline constexpr ReportKey kReportKeys[] = {"]
+    out += [f"    {{\"{name}\", kReport{camel(name)}}}," for name in protocol["report_keys"]]
+    out += ["};"]
     out += ["", "}  // namespace protocol", "}  // namespace sigwake", ""]
     with open(dest, "w") as f:
         f.write("\n".join(out))

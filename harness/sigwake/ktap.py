@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import protocol
 from .model import Evidence, evidence_value
 from .verdicts import Verdict, program_exit_code
 
@@ -15,7 +16,8 @@ CaseOutcome = tuple[str, Verdict, str, Evidence]  # case, verdict, reason, evide
 RESULT = re.compile(r"^(?P<ok>ok|not ok) (?P<number>\d+) (?P<name>[^#]*?)\s*(?:# (?P<directive>[A-Z]+)\s*(?P<why>.*))?$")
 DIAGNOSTIC = re.compile(r"^# (?P<key>[A-Za-z0-9_.]+)=(?P<value>.*)$")
 SUBTEST_INDENT = "    "
-KERNEL_PATH = "sigwake.kernel_path."  # the guest's tracer: `# sigwake.kernel_path.<function>=<count>`
+KEY = protocol.REPORT  # the runner's report keys, as repro/protocol.json names them
+KERNEL_PATH = KEY["kernel_path"]  # the guest's tracer: `# sigwake.kernel_path.<function>=<count>`
 
 
 @dataclass(frozen=True)
@@ -195,39 +197,39 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
             continue
         diag = DIAGNOSTIC.match(line)
         key, value = (diag["key"], diag["value"]) if diag else ("", "")
-        if key == "sigwake.release":
+        if key == KEY["release"]:
             report.release = value
-        elif key == "sigwake.version":
+        elif key == KEY["version"]:
             report.version = value
-        elif key == "sigwake.init_uptime_ms":
+        elif key == KEY["init_uptime_ms"]:
             report.init_uptime_ms = int(value)
-        elif key == "sigwake.pass":
+        elif key == KEY["pass"]:
             privilege = value
-        elif key == "sigwake.paranoid":
+        elif key == KEY["paranoid"]:
             report.paranoid[privilege] = value
-        elif key == "sigwake.warning":
+        elif key == KEY["warning"]:
             report.warnings.append(value)
-        elif key == "sigwake.skip":
+        elif key == KEY["skip"]:
             report.skipped[privilege] = value
-        elif key == "sigwake.start":
+        elif key == KEY["start"]:
             where = console_lines[index] if console_lines else 0
             current, sub = GuestRun(value, privilege, console_line=where, tainted_before=tainted,
                                     index=started.get((privilege, value, None), 0) + 1), []
             report.runs.append(current)
-        elif key == "sigwake.tainted":
+        elif key == KEY["tainted"]:
             tainted = value
             if current is not None:
                 current.tainted_after = value
-        elif key == "sigwake.case" and current is not None:
+        elif key == KEY["case"] and current is not None:
             current.case = value
             current.index = started.get((current.privilege, current.program, value), 0) + 1
-        elif key == "sigwake.exit" and current is not None:
+        elif key == KEY["exit"] and current is not None:
             current.exit_code = int(value)
-        elif key == "sigwake.duration_us" and current is not None:
+        elif key == KEY["duration_us"] and current is not None:
             current.duration_us = int(value)
         elif key.startswith(KERNEL_PATH) and current is not None:
             current.kernel_path[key[len(KERNEL_PATH):]] = evidence_value(value)
-        elif key == "sigwake.done":
+        elif key == KEY["done"]:
             report.done = int(value) == len(report.runs) == report.plan
         elif line.startswith("1.."):
             report.plan = int(line[3:].split()[0])

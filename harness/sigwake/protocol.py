@@ -1,6 +1,7 @@
 """The protocol between reproducers, runner and harness, read from
 repro/protocol.json (the C++ side is generated from the same file): the verdict
-rules, the pass names, the defaults and the kernel command-line keys."""
+rules, the pass names, the defaults, the kernel command-line keys and the keys of
+the runner's report."""
 
 from __future__ import annotations
 
@@ -31,4 +32,5 @@ PASSES: tuple[str, ...] = tuple(_DATA["passes"])
 DEFAULT_REPEAT: int = _DATA["defaults"]["repeat"]
 DEFAULT_TIMEOUT_MS: int = _DATA["defaults"]["timeout_ms"]
 KEYS: dict[str, str] = dict(_DATA["command_line"])
+REPORT: dict[str, str] = dict(_DATA["report_keys"])  # the runner's report: `# <key>=<value>` lines
 TOKEN_FILE: str = _DATA["token_file"]

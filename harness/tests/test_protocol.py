@@ -20,7 +20,8 @@ def test_cpp_and_python_follow_the_protocol_file(built: Binaries) -> None:
                 f"{v['exit']} {'kernel' if v['kernel'] else 'harness'}" for v in data["verdicts"]]
     expected += [f"passes {','.join(data['passes'])}", f"default repeat {data['defaults']['repeat']}",
                  f"default timeout_ms {data['defaults']['timeout_ms']}",
-                 *(f"key {k} {v}" for k, v in data["command_line"].items()), f"token_file {data['token_file']}"]
+                 *(f"key {k} {v}" for k, v in data["command_line"].items()), f"token_file {data['token_file']}",
+                 *(f"report {k} {v}" for k, v in data["report_keys"].items())]
     assert printed == expected  # the generated header says what the file says
 
     words = [v["word"] for v in data["verdicts"]] + data["harness_verdicts"]

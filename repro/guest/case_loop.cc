@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "../lib/kernel_path.h"
+#include "protocol.h"
 #include "runner.h"
 
 namespace sigwake {
@@ -49,12 +50,14 @@ bool parse_pass(const std::string& name, Pass* pass) {
   return false;
 }
 
+std::string report_line(const std::string& key, const std::string& value) { return "# " + key + "=" + value; }
+
 std::vector<Pass> parse_passes(const std::string& names, const std::function<void(const std::string&)>& line) {
   std::vector<Pass> passes;
   for (const std::string& name : split(names, ',')) {
     Pass pass;
     if (parse_pass(name, &pass)) passes.push_back(pass);
-    else line("# sigwake.warning=unknown pass " + name);
+    else line(report_line(protocol::kReportWarning, "unknown pass " + name));
   }
   return passes;
 }
@@ -133,38 +136,40 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
   line("1.." + std::to_string(runs));
   // The kernel's taint flags, at the start and after every run that changed them: a splat's before and after.
   std::string tainted = read_value(kTaintedSysctl);
-  line("# sigwake.tainted=" + tainted);
+  line(report_line(protocol::kReportTainted, tainted));
 
   std::size_t number = 0;
   for (std::size_t i = 0; i < config.passes.size(); ++i) {
     const Pass& pass = config.passes[i];
     if (!config.resume_after.empty() && planned[i].empty() && skipped[i].empty()) continue;  // ran before
-    line("# sigwake.pass=" + pass.name);
+    line(report_line(protocol::kReportPass, pass.name));
     if (!skipped[i].empty()) {
-      line("# sigwake.skip=" + skipped[i]);
+      line(report_line(protocol::kReportSkip, skipped[i]));
       continue;
     }
     if (hooks.enter) hooks.enter(pass);
-    line("# sigwake.paranoid=" + read_value(kParanoidSysctl));
+    line(report_line(protocol::kReportParanoid, read_value(kParanoidSysctl)));
     for (const Invocation& invocation : planned[i]) {
       const Program& program = *invocation.program;
       const auto& argv = invocation.argv;
       for (long long run = 0; run < config.repeat; ++run) {
-        line("# sigwake.start=" + program.name);
-        if (argv.size() == 3) line("# sigwake.case=" + argv[2]);
+        line(report_line(protocol::kReportStart, program.name));
+        if (argv.size() == 3) line(report_line(protocol::kReportCase, argv[2]));
         const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
           if (tracer != nullptr) tracer->follow(pid);
         });
         std::istringstream lines(outcome.output);
         for (std::string text; std::getline(lines, text);) line("    " + text);  // a KTAP subtest
-        line("# sigwake.duration_us=" + std::to_string(outcome.duration_us));
-        if (outcome.exited) line("# sigwake.exit=" + std::to_string(outcome.exit_code));
+        line(report_line(protocol::kReportDurationUs, std::to_string(outcome.duration_us)));
+        if (outcome.exited) line(report_line(protocol::kReportExit, std::to_string(outcome.exit_code)));
         if (const std::string now = read_value(kTaintedSysctl); now != tainted) {
           tainted = now;
-          line("# sigwake.tainted=" + tainted);
+          line(report_line(protocol::kReportTainted, tainted));
         }
         if (tracer != nullptr) {
-          for (const auto& [function, value] : tracer->counts()) line("# sigwake.kernel_path." + function + "=" + value);
+          for (const auto& [function, value] : tracer->counts()) {
+            line(report_line(protocol::kReportKernelPath + function, value));
+          }
         }
         // Unique per run, and checked by the harness: program.case, its pass and which run of it.
         const std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "") + " [" + pass.name + " run " +
@@ -173,7 +178,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
       }
     }
   }
-  line("# sigwake.done=" + std::to_string(number));  // all reported
+  line(report_line(protocol::kReportDone, std::to_string(number)));  // all reported
 }
 
 }  // namespace sigwake

@@ -25,6 +25,9 @@ bool parse_pass(const std::string& name, Pass* pass);
 
 // The passes named in "root,user-paranoid2,..."; each unknown name becomes a
 // `# sigwake.warning=` line.
+// One line of the runner's report: "# <key>=<value>", the key one of repro/protocol.json's report_keys.
+std::string report_line(const std::string& key, const std::string& value);
+
 std::vector<Pass> parse_passes(const std::string& names, const std::function<void(const std::string&)>& line);
 
 constexpr int kNobody = 65534;

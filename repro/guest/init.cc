@@ -90,13 +90,13 @@ int main() {
   utsname uts{};
   uname(&uts);
   line("KTAP version 1");
-  line("# sigwake.release=" + std::string(uts.release));
-  line("# sigwake.version=" + std::string(uts.version));  // when and how it was built: "#1 SMP ... (2026-10-12)"
-  line("# sigwake.init_uptime_ms=" + std::to_string(static_cast<long long>(uptime_s * 1000)));
+  line(sigwake::report_line(sigwake::protocol::kReportRelease, uts.release));
+  line(sigwake::report_line(sigwake::protocol::kReportVersion, uts.version));  // when and how it was built: "#1 SMP ... (2026-10-12)"
+  line(sigwake::report_line(sigwake::protocol::kReportInitUptimeMs, std::to_string(static_cast<long long>(uptime_s * 1000))));
   namespace protocol = sigwake::protocol;
   if (sigwake::option_value(cmdline, protocol::kKeyMode, "run") == "poweroff") {
     line("1..0 # SKIP poweroff mode");
-    line("# sigwake.done=0");
+    line(sigwake::report_line(protocol::kReportDone, "0"));
     power_off();
     return 1;
   }

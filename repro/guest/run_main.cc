@@ -63,6 +63,7 @@ void print_protocol() {
   std::printf("key timeout_ms %s\nkey repeat %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\n",
               protocol::kKeyTimeoutMs, protocol::kKeyRepeat, protocol::kKeyPasses, protocol::kKeyMode,
               protocol::kKeyResume, protocol::kTokenFile);
+  for (const protocol::ReportKey& k : protocol::kReportKeys) std::printf("report %s %s\n", k.name, k.key);
 }
 
 int main(int argc, char** argv) {
@@ -90,8 +91,8 @@ int main(int argc, char** argv) {
   std::getline(std::cin, token);
   sigwake::FramedWriter line(STDOUT_FILENO, token.empty() ? "unset" : token);
   line("KTAP version 1");
-  line("# sigwake.release=" + sigwake::read_value("/proc/sys/kernel/osrelease"));
-  line("# sigwake.version=" + sigwake::read_value("/proc/sys/kernel/version"));
+  line(sigwake::report_line(sigwake::protocol::kReportRelease, sigwake::read_value("/proc/sys/kernel/osrelease")));
+  line(sigwake::report_line(sigwake::protocol::kReportVersion, sigwake::read_value("/proc/sys/kernel/version")));
   config.passes = sigwake::parse_passes(passes, std::ref(line));  // by reference: one sequence of frames
   sigwake::PassHooks hooks;
   hooks.skip_reason = [&config](const sigwake::Pass& pass) { return skip_reason(pass, config.programs); };

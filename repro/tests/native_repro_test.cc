@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../guest/runner.h"
+#include "protocol.h"
 
 namespace sigwake {
 namespace {
@@ -228,7 +229,7 @@ TEST(NativeRepro, HostRunnerFramesItsReportAndTracesTheKernelPath) {
   for (std::string line; std::getline(lines, line);) {
     ASSERT_EQ(line.rfind("SIGWAKE unset ", 0), 0u) << line;  // every line framed
     ++frames;
-    const std::string key = "# sigwake.kernel_path.";
+    const std::string key = std::string("# ") + protocol::kReportKernelPath;
     const auto at = line.find(key);
     if (at == std::string::npos) continue;
     const auto eq = line.find('=', at);
