@@ -17,6 +17,7 @@ from .attribution import attribute
 from .capture import Capture
 from .kernels import Kernel
 from .repeats import CaseRun, combine
+from .outcome import judged, run_problem
 from .model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
 from .verdicts import Verdict
 
@@ -128,7 +129,7 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
     runs: list[CaseRun] = []
     for run in boot.report.runs:
         took = run.duration_us / 1000 if run.duration_us is not None else None
-        problem = run.problem()
+        problem = run_problem(run)
         last = run.console_end or console_end
         span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
         if problem is not None and run.result is None and boot.status != "ok":
@@ -138,9 +139,9 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
             runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took,
                                 console_span=span))
         else:
-            judged = run.document.judged(run.case or run.program, run.ended(), run.exit_code, run.case is not None)
+            cases = judged(run.document, run.case or run.program, run.ended(), run.exit_code, run.case is not None)
             runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path, span)
-                     for case, verdict, reason, evidence in judged]
+                     for case, verdict, reason, evidence in cases]
     return runs
 
 

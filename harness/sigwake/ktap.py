@@ -1,6 +1,7 @@
 """KTAP as sigwake's reproducers and guest init print it: one reproducer's
 document (evidence as `# key=value`), and the guest's top level, which nests
-each reproducer's document as an indented subtest."""
+each reproducer's document as an indented subtest. It only reads: what a
+document's lines say of its cases is outcome.py's to decide."""
 
 from __future__ import annotations
 
@@ -9,9 +10,6 @@ from dataclasses import dataclass, field
 
 from . import protocol
 from .model import Evidence, evidence_value
-from .verdicts import Verdict, program_exit_code
-
-CaseOutcome = tuple[str, Verdict, str, Evidence]  # case, verdict, reason, evidence
 
 RESULT = re.compile(r"^(?P<ok>ok|not ok) (?P<number>\d+) (?P<name>[^#]*?)\s*(?:# (?P<directive>[A-Z]+)\s*(?P<why>.*))?$")
 DIAGNOSTIC = re.compile(r"^# (?P<key>[A-Za-z0-9_.]+)=(?P<value>.*)$")
@@ -47,19 +45,6 @@ class CaseDocument:
     stated_reason: str = ""
     result: ResultLine | None = None
 
-    def decide(self) -> tuple[Verdict, str]:
-        """The verdict the case states, if its result line agrees with it."""
-        stated, reason = self.stated_verdict, self.stated_reason
-        try:
-            verdict = Verdict(stated) if stated else None
-        except ValueError:
-            return Verdict.ERROR, f"unknown verdict {stated!r}"
-        if verdict is None or self.result is None:
-            return Verdict.ERROR, "no verdict line" if verdict is None else "no result line"
-        if self.result.ok != verdict.is_ok:
-            return Verdict.ERROR, f"result line ({'ok' if self.result.ok else 'not ok'}) contradicts verdict={verdict}"
-        return verdict, reason
-
 
 @dataclass
 class ProgramDocument:
@@ -67,37 +52,6 @@ class ProgramDocument:
 
     cases: list[CaseDocument] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-    def verdicts(self) -> list[CaseOutcome]:
-        """(case, verdict, reason, evidence) for every case; a flawed document makes each an error."""
-        out = []
-        for case in self.cases:
-            verdict, reason = (Verdict.ERROR, "; ".join(self.problems)) if self.problems else case.decide()
-            out.append((case.name, verdict, reason, case.evidence))
-        return out
-
-    def judged(self, asked: str, ended: str, exit_code: int | None, one_case: bool = False) -> list[CaseOutcome]:
-        """The cases' verdicts, held against how the program ended (`ended`: "exit 1", "killed by
-        signal 9"; `exit_code` None when it did not exit). A program that reported no case is one
-        error named `asked`; with `one_case` (it ran with --case `asked`) it must report that case
-        alone; an exit the verdicts do not explain makes every case an error."""
-        cases = self.verdicts()
-        if one_case and cases and [c for c, _, _, _ in cases] != [asked]:
-            reported = ", ".join(c for c, _, _, _ in cases)
-            return [(asked, Verdict.ERROR, f"asked for case {asked}, the program reported {reported} ({ended})", {})]
-        if not cases:
-            why = "; ".join(self.problems) or "no case line"
-            return [(asked, Verdict.ERROR, f"the program reported no case ({why}) and ended: {ended}", {"ended": ended})]
-        if exit_code is None:
-            return [(c, Verdict.ERROR, f"the program reported its cases, then ended: {ended}", {**e, "ended": ended})
-                    for c, _, _, e in cases]
-        if self.problems:
-            return [(c, v, f"{why} (ended: {ended})", e) for c, v, why, e in cases]
-        owed = program_exit_code(v for _, v, _, _ in cases)
-        if exit_code != owed:
-            why = f"exit code {exit_code} contradicts the verdicts (they owe {owed})"
-            return [(c, Verdict.ERROR, why, e) for c, _, _, e in cases]
-        return cases
 
 
 def parse_program(lines: list[str]) -> ProgramDocument:
@@ -152,16 +106,6 @@ class GuestRun:
     def name(self) -> str:
         """The name its result line must carry: "program.case [pass run k]" (the guest's case loop)."""
         return f"{self.program}{'.' + self.case if self.case else ''} [{self.privilege} run {self.index}]"
-
-    def problem(self) -> tuple[Verdict, str] | None:
-        """What ended the program abnormally, if anything did."""
-        if self.result is None:
-            return Verdict.ERROR, "the guest never reported how this program ended"
-        if self.result.name != self.name:  # a result for another run (or pass) is no result for this one
-            return Verdict.ERROR, f"the result line names {self.result.name!r}, the run in progress was {self.name!r}"
-        if self.result.directive == "TIMEOUT":
-            return Verdict.TIMEOUT, f"killed by the guest at its deadline: {self.result.why}"
-        return None
 
     def ended(self) -> str:
         """How the program ended, in words."""

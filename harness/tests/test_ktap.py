@@ -1,5 +1,6 @@
 """The KTAP the reproducers and the guest init print, read back."""
 
+from sigwake.outcome import case_verdicts, judged, run_problem
 from sigwake.ktap import parse_guest, parse_program, parse_result
 from sigwake.verdicts import Verdict
 
@@ -33,26 +34,26 @@ def test_result_lines_with_and_without_directives() -> None:
 
 
 def test_a_case_gives_verdict_reason_and_evidence() -> None:
-    (case,) = parse_program(NOT_DELIVERED).verdicts()
+    (case,) = case_verdicts(parse_program(NOT_DELIVERED))
     assert case == ("watermark_sigio", Verdict.NOT_DELIVERED,
                     "record written and POLLIN reported, no SIGIO within the grace",
                     {"records": 3, "pollin": 1, "signals": 0})
 
 
 def test_each_case_keeps_its_own_evidence() -> None:
-    first, second = parse_program(TWO_CASES).verdicts()
+    first, second = case_verdicts(parse_program(TWO_CASES))
     assert first == ("setown_ex_tid_overflow", Verdict.DELIVERED, "", {"signal_tid": 41})
     assert second == ("setown_ex_tid_watermark", Verdict.NOT_DELIVERED, "wrong thread", {"signal_tid": 40})
 
 
 def test_a_measurement_is_ok() -> None:
     lines = ["KTAP version 1", "1..1", "# buffers=129", "# verdict=measured", "ok 1 memlock_budget"]
-    assert parse_program(lines).verdicts() == [("memlock_budget", Verdict.MEASURED, "", {"buffers": 129})]
+    assert case_verdicts(parse_program(lines)) == [("memlock_budget", Verdict.MEASURED, "", {"buffers": 129})]
 
 
 def test_result_line_that_contradicts_the_verdict_is_an_error() -> None:
     lines = NOT_DELIVERED[:-1] + ["ok 1 watermark_sigio"]
-    (_, verdict, reason, _), = parse_program(lines).verdicts()
+    (_, verdict, reason, _), = case_verdicts(parse_program(lines))
     assert verdict is Verdict.ERROR and "contradicts" in reason
 
 
@@ -62,11 +63,11 @@ def test_flawed_documents_make_every_case_an_error() -> None:
         (TWO_CASES[:-3], "planned 2 cases, reported 1"),
         (TWO_CASES[:2] + TWO_CASES[2:5] * 2, "a case reported twice"),
     ]:
-        cases = parse_program(lines).verdicts()
+        cases = case_verdicts(parse_program(lines))
         assert cases and all(v is Verdict.ERROR and why in r for _, v, r, _ in cases), (why, cases)
     no_verdict = [line for line in NOT_DELIVERED if not line.startswith("# verdict")]
-    assert parse_program(no_verdict).verdicts()[0][1:3] == (Verdict.ERROR, "no verdict line")
-    assert parse_program(["KTAP version 1", "1..1", "# verdict=maybe", "ok 1 x"]).verdicts()[0][1] is Verdict.ERROR
+    assert case_verdicts(parse_program(no_verdict))[0][1:3] == (Verdict.ERROR, "no verdict line")
+    assert case_verdicts(parse_program(["KTAP version 1", "1..1", "# verdict=maybe", "ok 1 x"]))[0][1] is Verdict.ERROR
 
 
 def guest(*runs: list[str], done: int | None = None, header: list[str] | None = None) -> list[str]:
@@ -93,11 +94,11 @@ def test_guest_report_nests_each_run() -> None:
     ))
     assert report.release == "6.1.0-57-amd64" and report.init_uptime_ms == 1350 and report.done
     first, hang, crash = report.runs
-    assert first.problem() is None and first.duration_us == 1500
-    assert first.document.verdicts()[0][1] is Verdict.NOT_DELIVERED
-    assert hang.problem() == (Verdict.TIMEOUT, "killed by the guest at its deadline: killed at the deadline")
-    assert crash.problem() is None and crash.exit_code is None
-    ((_, verdict, reason, _),) = crash.document.judged("crash", crash.ended(), crash.exit_code)
+    assert run_problem(first) is None and first.duration_us == 1500
+    assert case_verdicts(first.document)[0][1] is Verdict.NOT_DELIVERED
+    assert run_problem(hang) == (Verdict.TIMEOUT, "killed by the guest at its deadline: killed at the deadline")
+    assert run_problem(crash) is None and crash.exit_code is None
+    ((_, verdict, reason, _),) = judged(crash.document, "crash", crash.ended(), crash.exit_code)
     assert verdict is Verdict.ERROR and reason.endswith("ended: killed by signal 11")
 
 
@@ -117,7 +118,7 @@ def test_a_reproducer_cannot_print_a_top_level_result() -> None:
     forged = NOT_DELIVERED + ["ok 1 watermark_sigio", "# sigwake.done=1"]
     report = parse_guest(guest(run_of("watermark_sigio", 1, forged, "not ok 1 watermark_sigio")))
     # Its lines stay inside its subtest: a second result line there is a flaw, never a pass.
-    assert {v for _, v, _, _ in report.runs[0].document.verdicts()} == {Verdict.ERROR}
+    assert {v for _, v, _, _ in case_verdicts(report.runs[0].document)} == {Verdict.ERROR}
 
 
 def test_done_needs_every_planned_run() -> None:

@@ -7,6 +7,7 @@ import json
 import subprocess
 
 from sigwake import protocol
+from sigwake.outcome import case_verdicts
 from sigwake.binaries import Binaries
 from sigwake.ktap import parse_program
 from sigwake.verdicts import Verdict, program_exit_code
@@ -39,5 +40,5 @@ def test_every_verdict_a_reproducer_prints_reads_back_the_same(built: Binaries) 
         directive = f" # {rule.directive} why" if rule.directive else ""
         lines = ["KTAP version 1", "1..1", f"# verdict={rule.word}", "# reason=why",
                  f"{'ok' if rule.ok else 'not ok'} 1 a_case{directive}"]
-        ((_, verdict, reason, _),) = parse_program(lines).verdicts()
+        ((_, verdict, reason, _),) = case_verdicts(parse_program(lines))
         assert (verdict.value, reason) == (rule.word, "why")

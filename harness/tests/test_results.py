@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+from sigwake.outcome import case_verdicts
 from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
 from sigwake.ktap import parse_program
 from sigwake.render_markdown import render_matrix
@@ -36,8 +37,8 @@ def test_write_then_load_round_trips(tmp_path: Path) -> None:
 
 
 def test_evidence_is_typed_from_the_parser_on() -> None:
-    ((_, _, _, evidence),) = parse_program(["KTAP version 1", "1..1", "# records=3", "# record_types=SWITCH",
-                                            "# si_band=0x41", "# verdict=delivered", "ok 1 a"]).verdicts()
+    ((_, _, _, evidence),) = case_verdicts(parse_program(["KTAP version 1", "1..1", "# records=3", "# record_types=SWITCH",
+                                            "# si_band=0x41", "# verdict=delivered", "ok 1 a"]))
     assert evidence == {"records": 3, "record_types": "SWITCH", "si_band": "0x41"}
 
 
