@@ -31,8 +31,12 @@ def start_run(results: Path, *kernels: Kernel, extra: tuple[str, ...] = (),
     argv = [sys.executable, "-m", "sigwake.cli", "run", "--results", str(results), "--jobs", "1", "--repeat", "1",
             *(a for k in kernels for a in ("--kernel", spec(k))), *extra]
     env = {**os.environ, "PYTHONPATH": str(REPO / "harness")}
+    # A shell without job control starts its background commands with SIGINT ignored, and Python then
+    # leaves it ignored: a test suite started that way (a CI runner's, nohup's) must still give the run
+    # a terminal's SIGINT, as a user's shell would.
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            process_group=0 if own_group else None)
+                            process_group=0 if own_group else None,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_for_line(proc: subprocess.Popen[str], needle: str) -> list[str]:
