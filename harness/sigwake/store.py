@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from . import schema
@@ -68,14 +69,22 @@ def load_results(results_dir: Path) -> Loaded:
         raise NoResults(f"{results_dir}: no such results folder" if not results_dir.exists() else
                         f"{results_dir}: not a folder")
     loaded = Loaded()
-    for path in sorted(p for p in results_dir.glob("*.json") if p.name != QA_FILE):
-        try:
-            loaded.results.append(load_result(path))
-        except (ValueError, KeyError, TypeError) as e:
-            loaded.unreadable.append(f"{path}: not a sigwake result file of this version ({e})")
-        except OSError as e:
-            loaded.unreadable.append(f"{path}: cannot be read ({e.strerror or e})")
+    paths = sorted(p for p in results_dir.glob("*.json") if p.name != QA_FILE)
+    loaded.results = _read_each(paths, load_result, "sigwake result file", loaded.unreadable)
     return loaded
+
+
+def _read_each(paths: list[Path], read: Callable[[Path], T], what: str, unreadable: list[str]) -> list[T]:
+    """Each file read; one that cannot be is named in `unreadable` (why), and the others are still read."""
+    found = []
+    for path in paths:
+        try:
+            found.append(read(path))
+        except (ValueError, KeyError, TypeError) as e:
+            unreadable.append(f"{path}: not a {what} of this version ({e})")
+        except OSError as e:
+            unreadable.append(f"{path}: cannot be read ({e.strerror or e})")
+    return found
 
 
 def write_qa(results_dir: Path, lines: list[QaLine]) -> Path:
@@ -104,17 +113,12 @@ def write_bisection(results_dir: Path, record: BisectionRecord) -> Path:
 
 
 def _records(folder: Path, kind: str, cls: type[T], unreadable: list[str]) -> list[T]:
-    found = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            data = json.loads(path.read_text())
-            schema.check(kind, data)
-            found.append(from_data(cls, data))
-        except (ValueError, KeyError, TypeError) as e:
-            unreadable.append(f"{path}: not a sigwake {kind} record of this version ({e})")
-        except OSError as e:
-            unreadable.append(f"{path}: cannot be read ({e.strerror or e})")
-    return found
+    def read(path: Path) -> T:
+        data = json.loads(path.read_text())
+        schema.check(kind, data)
+        return from_data(cls, data)
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return _read_each(paths, read, f"sigwake {kind} record", unreadable)
 
 
 def load_validations(results_dir: Path, unreadable: list[str]) -> list[ValidationRecord]:
