@@ -35,7 +35,16 @@ struct Filter {
 
 }  // namespace
 
-SIGWAKE_CASE(bpf_filter_sigio) {
+SIGWAKE_CASE(bpf_filter_sigio, {.expected = {bpf_needs_privilege(),
+                           changed_at("6.10", "c4fcc7d1f415", Verdict::kMisdelivered, Verdict::kNotDelivered,
+                                      "c4fcc7d1f415 \"perf/bpf: Allow a BPF program to suppress all sample side "
+                                      "effects\" (v6.10): __perf_event_overflow() in kernel/events/core.c runs a "
+                                      "PERF_EVENT_IOC_SET_BPF program before it sets pending_kill, and a program "
+                                      "returning 0 ends the overflow there; before, the program replaced only the "
+                                      "overflow handler (the output) and the signal still came")},
+              .defining = kSiginfoEvidence,
+              .shown = kShownSignal,
+              .kconfig = kBpfConfig}) {
   SignalCapture sigio(SIGIO);
   const Filter filter(report);
   PerfEvent event =

@@ -106,14 +106,20 @@ perf_event_attr bpf_output_attr() {
 
 }  // namespace
 
-SIGWAKE_CASE(bpf_output_sigio) {
+SIGWAKE_CASE(bpf_output_sigio, {.expected = {bpf_needs_privilege(), watermark_fix()},
+              .defining = kSiginfoEvidence,
+              .shown = kShownSignal,
+              .kconfig = kBpfConfig + Words{"CONFIG_NET"}}) {
   perf_event_attr attr = bpf_output_attr();
   attr.watermark = 1;
   attr.wakeup_watermark = 1;
   output_signal(report, attr);
 }
 
-SIGWAKE_CASE(bpf_output_wakeup_events) {
+SIGWAKE_CASE(bpf_output_wakeup_events, {.expected = {bpf_needs_privilege(), watermark_fix()},
+              .defining = kSiginfoEvidence,
+              .shown = kShownSignal,
+              .kconfig = kBpfConfig + Words{"CONFIG_NET"}}) {
   perf_event_attr attr = bpf_output_attr();
   attr.wakeup_events = 1;
   output_signal(report, attr);
@@ -122,7 +128,13 @@ SIGWAKE_CASE(bpf_output_wakeup_events) {
 // wakeup_events counts: with 2, four writes wake at the second and the fourth
 // only (perf_output_sample() takes the count back down at each wakeup). rb->poll
 // is set inside the write, so a poll() after each write reads it exactly.
-SIGWAKE_CASE(bpf_output_wakeup_events_count) {
+SIGWAKE_CASE(bpf_output_wakeup_events_count, {.expected = {bpf_needs_privilege(),
+                           always(Verdict::kDelivered,
+                                  "perf_output_sample() in kernel/events/core.c counts samples in rb->events and, at "
+                                  "wakeup_events, takes wakeup_events back off and marks a wakeup: with 2, every "
+                                  "second BPF output sample wakes the ring")},
+              .shown = {"records"},
+              .kconfig = kBpfConfig + Words{"CONFIG_NET"}}) {
   pin_to_cpu(0);
   const Writer writer(report);
   perf_event_attr attr = bpf_output_attr();
@@ -149,7 +161,12 @@ SIGWAKE_CASE(bpf_output_wakeup_events_count) {
   report.decide(Verdict::kDelivered, "woken after the 2nd and the 4th write");
 }
 
-SIGWAKE_CASE(bpf_output_perf_buffer) {
+SIGWAKE_CASE(bpf_output_perf_buffer, {.expected = {bpf_needs_privilege(),
+                           always(Verdict::kDelivered,
+                                  "bpf_perf_event_output() writes through perf_output_begin()/perf_output_end(), "
+                                  "whose wakeup has always woken poll and epoll waiters (libbpf's perf_buffer "
+                                  "consumer)")},
+              .kconfig = kBpfConfig + Words{"CONFIG_NET"}}) {
   pin_to_cpu(0);
   const Writer writer(report);
   struct Received {

@@ -25,7 +25,10 @@
 
 namespace sigwake {
 
-SIGWAKE_CASE(exactly_once) {
+SIGWAKE_CASE(exactly_once, {.expected = {watermark_fix()},
+              .defining = kSiginfoEvidence + Words{"crossings"},
+              .shown = kShownSignal + Words{"crossings"},
+              .kconfig = kPerfConfig}) {
   constexpr int kCrossings = 8;
   const int signo = SIGRTMIN + 5;
   SignalCapture capture(signo);
@@ -62,7 +65,10 @@ SIGWAKE_CASE(exactly_once) {
   decide_watermark_signal(report, {crossings, (revents & POLLIN) != 0, capture.count()}, "MMAP records");
 }
 
-SIGWAKE_CASE(watermark_threshold) {
+SIGWAKE_CASE(watermark_threshold, {.expected = {watermark_fix()},
+              .defining = kSiginfoEvidence + Words{"woken_after_record", "signalled_after_record"},
+              .shown = kShownSignal,
+              .kconfig = kPerfConfig}) {
   const int signo = SIGRTMIN + 6;
   SignalCapture capture(signo);
   std::uint32_t record_bytes = 0;  // one anonymous mmap's record, as this kernel writes it
@@ -112,7 +118,12 @@ SIGWAKE_CASE(watermark_threshold) {
   decide_watermark_signal(report, {records, woken_after == 3, capture.count()}, "MMAP records");
 }
 
-SIGWAKE_CASE(watermark_threshold_default) {
+SIGWAKE_CASE(watermark_threshold_default, {.expected = {always(Verdict::kDelivered,
+                                     "with no watermark asked for, ring_buffer_init() in kernel/events/ring_buffer.c "
+                                     "sets rb->watermark to half the data area (max_size / 2), and "
+                                     "__perf_output_begin() marks a wakeup when a write takes data_head past it")},
+              .shown = {"records"},
+              .kconfig = kPerfConfig}) {
   perf_event_attr attr = mmap_watermark_attr(1);
   attr.watermark = 0;
   attr.wakeup_events = 0;

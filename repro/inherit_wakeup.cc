@@ -116,13 +116,19 @@ Seen observe(Report& report, const SignalCapture& sigio, perf_event_attr attr, u
 
 }  // namespace
 
-SIGWAKE_CASE(inherit_wakeup_watermark) {
+SIGWAKE_CASE(inherit_wakeup_watermark, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);
   const Seen seen = observe(report, sigio, mmap_watermark_attr(1), 0, kWakeupBudget, [] { const AnonymousPage page; });
   decide_watermark_signal(report, seen, "MMAP record from the inherited writer");
 }
 
-SIGWAKE_CASE(inherit_wakeup_overflow) {
+SIGWAKE_CASE(inherit_wakeup_overflow, {.expected = {always(Verdict::kDelivered,
+                                     "an inherited child event's overflow signals through perf_event_fasync(), which "
+                                     "returns the parent event's fasync list (kernel/events/core.c): the parent's "
+                                     "owner gets the signal")},
+              .defining = kSiginfoEvidence,
+              .shown = kShownSignal,
+              .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);
   // The writer spends CPU time until we have seen the signal, or up to kOverflowBurnCap: how soon
   // the first sample comes is the timer's business, and the ring never fills to its watermark.

@@ -75,7 +75,14 @@ std::pair<long, std::string> map_until_refused() {
 
 }  // namespace
 
-SIGWAKE_CASE(memlock_budget) {
+SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
+                                     "perf_mmap() in kernel/events/core.c charges perf_event_mlock_kb x online CPUs "
+                                     "per user, then RLIMIT_MEMLOCK per process, and refuses (EPERM) past both "
+                                     "without CAP_IPC_LOCK (Documentation/admin-guide/perf-security.rst): the count "
+                                     "equals that accounting's prediction")},
+              .defining = {"buffers", "predicted_buffers", "buffers_at_68kb"},
+              .shown = {"buffers", "predicted_buffers"},
+              .kconfig = kPerfConfig}) {
   drop_ipc_lock();
   long mlock_kb = -1;
   std::ifstream("/proc/sys/kernel/perf_event_mlock_kb") >> mlock_kb;

@@ -20,7 +20,10 @@
 
 namespace sigwake {
 
-SIGWAKE_CASE(mmap_record_sigio) {
+SIGWAKE_CASE(mmap_record_sigio, {.expected = {watermark_fix()},
+              .defining = kSiginfoEvidence + Words{"signals_by_disable"},
+              .shown = kShownSignal,
+              .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);
   perf_event_attr attr = mmap_watermark_attr(1);
   attr.exclude_guest = 1;  // as rr sets it

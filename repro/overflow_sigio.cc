@@ -44,7 +44,7 @@ namespace sigwake {
 
 constexpr std::uint64_t kPeriodNs = 100'000;
 
-SIGWAKE_CASE(overflow_sigio) {
+SIGWAKE_CASE(overflow_sigio, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   PerfEvent event =
       PerfEvent::open(task_clock_overflow_attr(kPeriodNs, ring_data_bytes(kOverflowRingPagesLog2)), 0, -1);
@@ -108,7 +108,7 @@ std::optional<Seen> refresh_once(Report& report, std::uint32_t watermark) {
 
 }  // namespace
 
-SIGWAKE_CASE(overflow_sigio_refresh) {
+SIGWAKE_CASE(overflow_sigio_refresh, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   // A counting event never overflows, so a limit on it could never be reached: _perf_event_refresh() refuses.
   perf_event_attr counting = task_clock_overflow_attr(kPeriodNs, 1);
   counting.sample_period = 0;
@@ -124,11 +124,20 @@ SIGWAKE_CASE(overflow_sigio_refresh) {
   }
 }
 
-SIGWAKE_CASE(overflow_sigio_refresh_woken) {
+SIGWAKE_CASE(overflow_sigio_refresh_woken, {.expected = {always(Verdict::kDelivered,
+                                     "at the PERF_EVENT_IOC_REFRESH limit __perf_event_overflow() in "
+                                     "kernel/events/core.c sets pending_kill = POLL_HUP before it writes the sample; "
+                                     "that write crossing a 1-byte watermark wakes the ring, and perf_output_wakeup() "
+                                     "in kernel/events/ring_buffer.c sets POLL_IN only when nothing is pending (since "
+                                     "fd20bb51ed39, v6.10; before, it never touched pending_kill): POLLIN and one "
+                                     "signal with POLL_HUP")},
+              .defining = kSiginfoEvidence,
+              .shown = kShownSignal,
+              .kconfig = kPerfConfig}) {
   if (const auto seen = refresh_once(report, 1)) decide_watermark_signal(report, *seen, "the refresh limit's sample");
 }
 
-SIGWAKE_CASE(overflow_sigio_page_faults) {
+SIGWAKE_CASE(overflow_sigio_page_faults, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   perf_event_attr attr = task_clock_overflow_attr(1, ring_data_bytes(kOverflowRingPagesLog2));
   attr.config = PERF_COUNT_SW_PAGE_FAULTS;
@@ -159,7 +168,7 @@ SIGWAKE_CASE(overflow_sigio_page_faults) {
   decide_overflow_signal(report, {records, (revents & POLLIN) != 0, sigio.count()});
 }
 
-SIGWAKE_CASE(overflow_sigio_group_read) {
+SIGWAKE_CASE(overflow_sigio_group_read, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the events
   perf_event_attr counting = task_clock_overflow_attr(kPeriodNs, 1);
   counting.sample_period = 0;

@@ -2,21 +2,20 @@
 // that keeps the signal blocked while the trigger runs, and the main thread has
 // it unblocked (a decoy). A signal sent to the owner waits on it and runs there
 // once it takes it; a kernel that treats F_OWNER_TID like F_OWNER_PID queues a
-// process-wide signal, which the decoy takes: misdelivered. Once through the
-// sample-overflow path (signals on every kernel) and once through the watermark
-// path (since v6.10).
+// process-wide signal, which the decoy takes: misdelivered. Variants: the
+// sample-overflow path (signals on every kernel) and the watermark path (since
+// v6.10).
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
-#include "lib/attrs.h"
 #include "lib/budgets.h"
 #include "lib/decide.h"
 #include "lib/evidence.h"
-#include "lib/fixture.h"
 #include "lib/owner_thread.h"
 #include "lib/process.h"
 #include "lib/repro.h"
+#include "lib/wakeup_path.h"
 
 namespace sigwake {
 namespace {
@@ -36,49 +35,35 @@ bool decided_by_thread(Report& report, const SignalCapture& capture, pid_t owner
 
 }  // namespace
 
-SIGWAKE_CASE(setown_ex_tid_overflow) {
+SIGWAKE_VARIANT_CASE(setown_ex_tid, WakeupPath) {
   SignalCapture sigio(SIGIO);
-  PerfEvent event =  // this thread's CPU time
-      PerfEvent::open(task_clock_overflow_attr(100'000, ring_data_bytes(kOverflowRingPagesLog2)), 0, -1);
-  RingBuffer ring = RingBuffer::map(event.fd(), kOverflowRingPagesLog2);
+  WakeupFixture f(variant);  // the watermark path pins: the child, both threads, the records and their irq_work
   OwnerThread owner(sigio);
-  event.request_signals(owner.tid(), SIGIO, PerfEvent::Owner::kThread);
+  f.event().request_signals(owner.tid(), SIGIO, PerfEvent::Owner::kThread);
   {
     const SignalCapture::Unblocked decoy(sigio);
-    event.enable();
-    const Deadline deadline(kWakeupBudget);
-    while (ring.head() == 0 && !deadline.expired()) burn_cpu(1ms);
-    event.disable();
+    f.trigger();
     sigio.wait_for(1, Deadline(kSignalGrace));  // only a misdirected signal can end this early
   }
   owner.take();
 
-  const int records = add_record_evidence(report, ring.consume());
-  const short revents = wait_readable(event.fd(), 0ms);
+  const int records = add_record_evidence(report, f.ring().consume());
+  const short revents = f.revents();
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
   if (decided_by_thread(report, sigio, owner.tid())) return;
-  decide_overflow_signal(report, {records, (revents & POLLIN) != 0, sigio.count()});
+  f.decide(report, {records, (revents & POLLIN) != 0, sigio.count()});
 }
 
-SIGWAKE_CASE(setown_ex_tid_watermark) {
-  SignalCapture sigio(SIGIO);
-  SwitchFixture f;  // pinned: the child, both threads, the records and their irq_work
-  OwnerThread owner(sigio);
-  f.event.request_signals(owner.tid(), SIGIO, PerfEvent::Owner::kThread);
-  short revents = 0;
-  {
-    const SignalCapture::Unblocked decoy(sigio);
-    revents = f.trigger();
-    sigio.wait_for(1, Deadline(kSignalGrace));  // only a misdirected signal can end this early
-  }
-  owner.take();
-
-  const int records = add_record_evidence(report, f.ring.consume());
-  add_poll_evidence(report, revents);
-  add_signal_evidence(report, sigio);
-  if (decided_by_thread(report, sigio, owner.tid())) return;
-  decide_watermark_signal(report, {records, (revents & POLLIN) != 0, sigio.count()}, "SWITCH records");
-}
+SIGWAKE_VARIANT(setown_ex_tid, overflow, WakeupPath::kOverflow,
+                {.expected = {overflow_signal()},
+                 .defining = kSiginfoEvidence + Words{"signals_on_other_threads"},
+                 .shown = kShownSignal,
+                 .kconfig = kPerfConfig});
+SIGWAKE_VARIANT(setown_ex_tid, watermark, WakeupPath::kWatermark,
+                {.expected = {watermark_fix()},
+                 .defining = kSiginfoEvidence + Words{"signals_on_other_threads"},
+                 .shown = kShownSignal,
+                 .kconfig = kPerfConfig});
 
 }  // namespace sigwake

@@ -62,11 +62,14 @@ void set_credentials(const Credentials& c, const std::string& what) {
   }
 }
 
-// The witnesses' group owns the event's signals with `owner` as our credentials
-// at F_SETOWN; our own task-clock overflows until the first sample. Decides
+// The witnesses' group owns the event's signals with the variant's credentials
+// as ours at F_SETOWN; our own task-clock overflows until the first sample. Decides
 // delivered when exactly the witnesses the rule allows got the signal (all of
 // them for an owner whose effective uid is root), misdelivered otherwise.
-void permission_case(Report& report, const Credentials& owner) {
+}  // namespace
+
+SIGWAKE_VARIANT_CASE(sigio_permission, Credentials) {
+  const Credentials& owner = variant;
   const bool owner_is_root = owner.effective == 0;
   set_credentials(owner, "setresuid(owner)");  // refused in the user passes: before anything is forked
   set_credentials({0, 0, 0}, "setresuid(back to root)");
@@ -122,10 +125,25 @@ void permission_case(Report& report, const Credentials& owner) {
   report.decide(Verdict::kDelivered, "exactly the " + std::to_string(allowed) + " witnesses the rule allows");
 }
 
+namespace {
+
+Facts permission_facts() {
+  return {.expected = {always(Verdict::kUnsupported,
+                              "setresuid() to uids other than one's own needs CAP_SETUID (__sys_setresuid() in "
+                              "kernel/sys.c, EPERM): only the root pass can make the owners and witnesses of other "
+                              "uids")
+                           .in_passes(kUserPasses),
+                       always(Verdict::kDelivered,
+                              "send_sigio() in fs/fcntl.c signals only the tasks sigio_perm() allows: fown->euid "
+                              "root, or fown->uid or fown->euid (the caller's at F_SETOWN, f_modown()) equal to the "
+                              "task's real or saved uid, as kill(2) allows (fcntl(2)); unchanged since Linux 2.6")},
+          .shown = {"records"},
+          .kconfig = kPerfConfig};
+}
+
 }  // namespace
 
-SIGWAKE_CASE(sigio_permission_user_owner) { permission_case(report, {kA, kB, 0}); }
-
-SIGWAKE_CASE(sigio_permission_root_owner) { permission_case(report, {kA, 0, 0}); }
+SIGWAKE_VARIANT(sigio_permission, user_owner, (Credentials{kA, kB, 0}), {permission_facts()});
+SIGWAKE_VARIANT(sigio_permission, root_owner, (Credentials{kA, 0, 0}), {permission_facts()});
 
 }  // namespace sigwake

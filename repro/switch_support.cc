@@ -14,7 +14,15 @@
 namespace sigwake {
 namespace {
 
-void probe(Report& report, SwitchFixture::Scope scope, std::uint32_t record_type) {
+struct Probe {
+  SwitchFixture::Scope scope;
+  std::uint32_t record_type;
+};
+
+}  // namespace
+
+SIGWAKE_VARIANT_CASE(switch_support, Probe) {
+  const auto [scope, record_type] = variant;
   SwitchFixture f(switch_watermark_attr(1), scope);
   f.trigger();
   const RecordRead read = f.ring.consume();
@@ -36,11 +44,22 @@ void probe(Report& report, SwitchFixture::Scope scope, std::uint32_t record_type
   report.decide(Verdict::kNoRecord, std::string("the child switched, the event wrote no ") + record_type_name(record_type));
 }
 
-}  // namespace
-
-SIGWAKE_CASE(switch_support_task) { probe(report, SwitchFixture::Scope::kChild, PERF_RECORD_SWITCH); }
+SIGWAKE_VARIANT(switch_support, task, (Probe{SwitchFixture::Scope::kChild, PERF_RECORD_SWITCH}),
+                {.expected = {changed_at("4.3", "45ac1403f564", Verdict::kUnsupported, Verdict::kDelivered,
+                                         "context_switch and PERF_RECORD_SWITCH arrived with 45ac1403f564 (v4.3)")},
+                 .shown = {"records"},
+                 .kconfig = kPerfConfig});
 
 // The child switches on CPU 0, which the event watches.
-SIGWAKE_CASE(switch_support_cpu_wide) { probe(report, SwitchFixture::Scope::kCpu0, PERF_RECORD_SWITCH_CPU_WIDE); }
+SIGWAKE_VARIANT(switch_support, cpu_wide, (Probe{SwitchFixture::Scope::kCpu0, PERF_RECORD_SWITCH_CPU_WIDE}),
+                {.expected = {always(Verdict::kUnsupported,
+                                     "a CPU-wide event needs CAP_PERFMON (or CAP_SYS_ADMIN) unless "
+                                     "perf_event_paranoid <= 0: perf_allow_cpu() in include/linux/perf_event.h, "
+                                     "checked by perf_event_open() (EACCES)")
+                                  .in_passes(kUserPasses),
+                              changed_at("4.3", "45ac1403f564", Verdict::kUnsupported, Verdict::kDelivered,
+                                         "PERF_RECORD_SWITCH_CPU_WIDE arrived with 45ac1403f564 (v4.3)")},
+                 .shown = {"records"},
+                 .kconfig = kPerfConfig});
 
 }  // namespace sigwake

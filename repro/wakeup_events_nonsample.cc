@@ -17,7 +17,13 @@
 
 namespace sigwake {
 
-SIGWAKE_CASE(wakeup_events_nonsample) {
+SIGWAKE_CASE(wakeup_events_nonsample, {.expected = {always(Verdict::kNoWakeup,
+                                     "wakeup_events counts samples only: perf_output_sample() in kernel/events/core.c "
+                                     "bumps rb->events, the SWITCH record path does not, and two records stay below "
+                                     "the default half-buffer watermark")},
+              .defining = kSiginfoEvidence,
+              .shown = kShownSignal,
+              .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);
   perf_event_attr attr = switch_watermark_attr(1);
   attr.watermark = 0;

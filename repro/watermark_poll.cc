@@ -15,7 +15,13 @@
 
 namespace sigwake {
 
-SIGWAKE_CASE(watermark_poll) {
+SIGWAKE_CASE(watermark_poll, {.expected = {always(Verdict::kDelivered,
+                                     "perf_output_wakeup() has set rb->poll and queued the wakeup since "
+                                     "PERF_RECORD_SWITCH exists (45ac1403f564 \"perf: Add PERF_RECORD_SWITCH to "
+                                     "indicate context switches\", v4.3); perf_poll() in kernel/events/core.c takes "
+                                     "rb->poll with atomic_xchg(&rb->poll, 0), so a wakeup is reported once")},
+              .shown = {"records", "pollin"},
+              .kconfig = kPerfConfig}) {
   SwitchFixture f;
   const short revents = f.trigger();
   f.event.disable();  // no record after this one: the next two polls see only what is left
@@ -38,7 +44,12 @@ SIGWAKE_CASE(watermark_poll) {
   report.decide(Verdict::kDelivered, "poll() woke with POLLIN, once");
 }
 
-SIGWAKE_CASE(watermark_poll_without_ring) {
+SIGWAKE_CASE(watermark_poll_without_ring, {.expected = {always(Verdict::kDelivered,
+                                     "perf_poll() in kernel/events/core.c starts from EPOLLHUP and only an event's "
+                                     "mapped ring (event->rb) replaces it: an event with no ring reports POLLHUP at "
+                                     "once")},
+              .shown = {"records", "pollin"},
+              .kconfig = kPerfConfig}) {
   StoppedChild child;
   const PerfEvent event = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
   const short revents = wait_readable(event.fd(), 0ms);

@@ -68,7 +68,7 @@ Observed watermark_signal(Report& report, int setsig, pid_t owner, bool then_exi
 
 }  // namespace
 
-SIGWAKE_CASE(watermark_sigio) {
+SIGWAKE_CASE(watermark_sigio, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   const Observed o = watermark_signal(report, SIGIO, getpid(), true);
   if (o.signals_at_exit > 0) {
     return report.decide(Verdict::kWrongCount, "a signal came when the monitored task exited with the event "
@@ -77,11 +77,11 @@ SIGWAKE_CASE(watermark_sigio) {
   decide_watermark_signal(report, o.seen, "SWITCH records");
 }
 
-SIGWAKE_CASE(watermark_sigio_default_signal) {
+SIGWAKE_CASE(watermark_sigio_default_signal, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   decide_watermark_signal(report, watermark_signal(report, 0, getpid()).seen, "SWITCH records");
 }
 
-SIGWAKE_CASE(watermark_sigio_process_group) {
+SIGWAKE_CASE(watermark_sigio_process_group, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
   // A group of our own, so that the signal reaches nobody else (not whoever started us), with a second
   // member: a signal sent to the group reaches every member, not only its leader.
   check(setpgid(0, 0) == 0, "setpgid(0, 0)");

@@ -1,4 +1,5 @@
-"""The reproducers and the guest init, configured and built by Meson."""
+"""The reproducers and the guest init, configured and built by Meson, and what their cases say about
+themselves (the catalogue, read from this machine's build)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import catalogue as catalogue_mod
 from . import initramfs
 from .build import BuildError
+from .catalogue import Catalogue
 from .cross import CROSS_TARGETS, cross_file
 from .progress import Progress
 from .debian_names import HOST_ARCH
@@ -19,6 +22,7 @@ class Binaries:
     init: Path
     reproducers: dict[str, Path]  # name -> static program
     runner: Path  # sigwake-run: the case loop on this machine's kernel
+    catalogue: Catalogue  # every case's facts (of every program, selected or not)
 
     def select(self, programs: list[str]) -> Binaries:
         """Only these reproducer programs (all of them for an empty list)."""
@@ -26,7 +30,7 @@ class Binaries:
         if unknown:
             raise BuildError(f"no reproducer program {', '.join(unknown)}; there are {', '.join(sorted(self.reproducers))}")
         chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
-        return Binaries(self.init, chosen, self.runner)
+        return Binaries(self.init, chosen, self.runner, self.catalogue)
 
     def digest(self) -> str:
         """sha256 over every program that runs: a result made by other programs is another result."""
@@ -46,13 +50,15 @@ def _run(argv: list[str], progress: Progress) -> None:
         raise BuildError(f"{' '.join(argv)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
 
 
-def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | None = None) -> Binaries:
-    """The programs for this machine, or (with a Meson cross file, see cross.py) for another architecture."""
+def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | None = None,
+          catalogue: Catalogue | None = None) -> Binaries:
+    """The programs for this machine, or (with a Meson cross file, see cross.py, and the catalogue of this
+    machine's build: a cross build's programs cannot run here) for another architecture."""
     if not (build_dir / "build.ninja").exists():
         _run(["meson", "setup", str(build_dir), str(source), *(["--cross-file", str(cross_file)] if cross_file else [])],
              progress)
     _run(["meson", "compile", "-C", str(build_dir)], progress)
-    return locate(build_dir)
+    return locate(build_dir, catalogue)
 
 
 def build_dir_for(arch: str, build_dir: Path) -> Path:
@@ -71,11 +77,13 @@ def build_for(arch: str, source: Path, build_dir: Path, cache_root: Path, progre
     target = CROSS_TARGETS.get(arch)
     if target is None:
         raise BuildError(f"no cross build for {arch}; sigwake builds for {HOST_ARCH} and {', '.join(CROSS_TARGETS)}")
+    native = build(source, build_dir, progress)
     return build(source, build_dir_for(arch, build_dir), progress,
-                 cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini", progress))
+                 cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini", progress), native.catalogue)
 
 
-def locate(build_dir: Path) -> Binaries:
+def locate(build_dir: Path, catalogue: Catalogue | None = None) -> Binaries:
+    """The built programs; their catalogue read from them unless given (a cross build's)."""
     repro_dir = build_dir / "repro"
     listing = repro_dir / "reproducers.txt"
     if not listing.exists():
@@ -86,4 +94,8 @@ def locate(build_dir: Path) -> Binaries:
                if not p.exists()]
     if missing:
         raise BuildError(f"not built: {', '.join(missing)}")
-    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-run")
+    try:
+        facts = catalogue or catalogue_mod.read(programs)
+    except catalogue_mod.CatalogueError as e:
+        raise BuildError(f"the cases' facts could not be read: {e}") from None
+    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-run", facts)

@@ -18,6 +18,7 @@ from .render_summary import render_summary
 from .report import FORMATS, ReportOptions, render, write_reports
 from .bisect import SPLIT, BisectError, BisectReport, Probe, bisect_debian, bisect_tree
 from .build import BuildError, BuildRequest, KernelBuilder
+from .catalogue import Catalogue
 from .debian import DebianError
 from .guest import PRIVILEGES, GuestConfig
 from .debian_names import FLAVOURS
@@ -256,24 +257,30 @@ def run_command(args: argparse.Namespace) -> int:
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
+    catalogue = catalogue_of(args)
     try:
         summary = run_kernels(config, Progress(quiet=args.quiet))
     except Interrupted as stop:
-        write_reports(config.results_dir, options)  # of what was kept
+        write_reports(config.results_dir, options, catalogue)  # of what was kept
         return interrupted(stop, config.results_dir)
-    written = write_reports(config.results_dir, options)
+    written = write_reports(config.results_dir, options, catalogue)
     reports = sorted({str(p.relative_to(config.results_dir)).split("/")[0] for p in written})
     print(f"recorded in {config.results_dir}/: <kernel-id>.json with console logs; reports: {', '.join(reports)}")
     for warning in summary.warnings:
         print(warning, file=sys.stderr)
-    return summary_exit(summary)
+    return summary_exit(summary, catalogue)
 
 
-def summary_exit(summary: RunSummary) -> int:
+def catalogue_of(args: argparse.Namespace) -> Catalogue:
+    """The cases' facts, from this machine's build of the programs (built first if need be)."""
+    return binaries.build(REPO, args.build_dir, Progress(quiet=True)).catalogue
+
+
+def summary_exit(summary: RunSummary, catalogue: Catalogue) -> int:
     """Prints the run's summary (the last line counts its findings) and gives its exit code."""
-    print(render_summary(summary.results, summary.failures), end="")
+    print(render_summary(summary.results, catalogue, summary.failures), end="")
     untestable = [k for k in summary.results if untested(k) is not None]
-    return exit_code(len(findings(summary.results)), len(summary.failures) + len(untestable))
+    return exit_code(len(findings(summary.results, catalogue)), len(summary.failures) + len(untestable))
 
 
 def interrupted(stop: Interrupted, results_dir: Path) -> int:
@@ -318,22 +325,24 @@ def qa_command(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
+    catalogue = catalogue_of(args)
     try:
         lines, summary = run_qa(config, probe_for, progress)
     except Interrupted as stop:
-        write_reports(args.results, options)  # of what was kept
+        write_reports(args.results, options, catalogue)  # of what was kept
         return interrupted(stop, args.results)
-    write_reports(args.results, options)
+    write_reports(args.results, options, catalogue)
     print(render_qa(lines), end="")
-    return summary_exit(summary)
+    return summary_exit(summary, catalogue)
 
 
 def report_command(args: argparse.Namespace) -> int:
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
+    catalogue = catalogue_of(args)
     if args.format:
-        print(render(args.results, args.format, options), end="")
+        print(render(args.results, args.format, options, catalogue), end="")
         return NO_FINDING
-    for path in write_reports(args.results, options):
+    for path in write_reports(args.results, options, catalogue):
         print(path)
     return NO_FINDING
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from . import expectations
+from .catalogue import Catalogue
 from .flavours import flavour_findings
 from .model import CUT_OFF, KernelResult, ReproResult, Splat
 from .verdicts import Verdict
@@ -73,10 +74,10 @@ def splats_of(kernel: KernelResult, case: ReproResult) -> list[Splat]:
     return [s for s in kernel.splats if s.case == case.name and s.privilege == case.privilege]
 
 
-def judge(kernel: KernelResult, case: ReproResult) -> Judged:
+def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judged:
     verdict = case.verdict
     release, origin = kernel.release or "", kernel.origin.kind
-    known = expectations.expected(case.name, release, case.privilege, origin)
+    known = expectations.expected(catalogue, case.name, release, case.privilege, origin)
     if found := splats_of(kernel, case):
         titles = "; ".join(dict.fromkeys(s.title for s in found))
         return Judged(kernel, case, Outcome.FAIL, f"kernel splat while it ran: {titles} (verdict {verdict})", "splat")
@@ -97,11 +98,11 @@ def judge(kernel: KernelResult, case: ReproResult) -> Judged:
                       "intermittent")
     if not verdict.is_kernel_verdict:
         return Judged(kernel, case, Outcome.ERROR, f"{verdict}: {case.reason}", "error")
-    mismatch = expectations.check(kernel.kernel_id, release, case.name, verdict, case.evidence, case.privilege, origin)
+    mismatch = expectations.check(catalogue, kernel.kernel_id, release, case.name, verdict, case.evidence, case.privilege, origin)
     if mismatch is not None:
         return Judged(kernel, case, Outcome.FAIL, f"{mismatch.kind}: measured {verdict}, expected {mismatch.expected} "
                                                   f"(from: {mismatch.source})", "difference")
-    correct = expectations.correct(case.name, case.privilege, origin)
+    correct = expectations.correct(catalogue, case.name, case.privilege, origin)
     if known is not None and correct is not None and verdict is not correct:
         return Judged(kernel, case, Outcome.XFAIL, f"{verdict}, as known of this kernel: {known.source}")
     if known is None and not verdict.is_ok:
@@ -110,11 +111,11 @@ def judge(kernel: KernelResult, case: ReproResult) -> Judged:
     return Judged(kernel, case, Outcome.PASS, "")
 
 
-def judged_cases(kernel: KernelResult) -> dict[str, list[Judged]]:
+def judged_cases(kernel: KernelResult, catalogue: Catalogue) -> dict[str, list[Judged]]:
     """Per privilege pass, in the order recorded, each case judged."""
     passes: dict[str, list[Judged]] = {}
     for case in kernel.reproducers:
-        passes.setdefault(case.privilege, []).append(judge(kernel, case))
+        passes.setdefault(case.privilege, []).append(judge(kernel, case, catalogue))
     return passes
 
 
@@ -153,14 +154,14 @@ def kernel_findings(kernel: KernelResult) -> list[Finding]:
     return found
 
 
-def findings(kernels: list[KernelResult]) -> list[Finding]:
+def findings(kernels: list[KernelResult], catalogue: Catalogue) -> list[Finding]:
     """Every finding of every kernel, kernels in version order, the kernel's own first; then every flavour
     that judges a case otherwise than the generic kernel of its version."""
     out: list[Finding] = []
     for kernel in sorted(kernels, key=KernelResult.order):
         out += kernel_findings(kernel)
         out += [Finding(kernel.kernel_id, j.finding, f"[{j.case.privilege}] {j.name}: {j.why}")
-                for cases in judged_cases(kernel).values() for j in cases if j.finding is not None]
+                for cases in judged_cases(kernel, catalogue).values() for j in cases if j.finding is not None]
     return out + [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
 
 

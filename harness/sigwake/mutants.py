@@ -124,10 +124,11 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
         if after is None:
             judged(MutantResult(patch, boot_error=why))
             continue
-        result = MutantResult(patch, [c for c in pair(before, after) if c.outcome != "no change"])
+        result = MutantResult(patch, [c for c in pair(before, after, binaries.catalogue) if c.outcome != "no change"])
         if not any(solid(c) for c in result.changes) and any(evidence_only(c) for c in result.changes):
             again, _ = good_boot(boot, built, f"{patch.stem} second")
-            seen_again = {(c.privilege, c.case, c.differing) for c in pair(before, again)} if again else set()
+            seen_again = ({(c.privilege, c.case, c.differing) for c in pair(before, again, binaries.catalogue)}
+                          if again else set())
             result.confirmed = [c for c in result.changes
                                 if evidence_only(c) and (c.privilege, c.case, c.differing) in seen_again]
         judged(result)

@@ -13,10 +13,10 @@ from typing import Any
 
 import jinja2
 
+from .catalogue import Catalogue
 from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, QaLine
 from .outcomes import BisectionRecord, ValidationRecord
-from .render_markdown import CELL_EVIDENCE
 from .render_outcomes import outcome_rows
 from .expectations import HEADLINE
 from .store import console_log_path
@@ -37,11 +37,11 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
     return {"points": points, "boundary": boundary, "width": 90 + 190 * max(len(points), 1), "height": 140}
 
 
-def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None,
+def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                 qa: list[QaLine] | None = None, validations: list[ValidationRecord] | None = None,
                 bisections: list[BisectionRecord] | None = None) -> str:
     ordered = sorted(kernels, key=KernelResult.order)
-    judged = [judged_cases(k) for k in ordered]
+    judged = [judged_cases(k, catalogue) for k in ordered]
     privileges = list(dict.fromkeys(p for passes in judged for p in passes))
     passes = []
     for privilege in privileges:
@@ -53,11 +53,11 @@ def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None
                 j = found.get(case)
                 cells.append(None if j is None else {
                     "outcome": str(j.outcome), "verdict": str(j.case.verdict), "why": j.why or j.case.reason,
-                    "evidence": " ".join(f"{k}={j.case.evidence[k]}" for k in CELL_EVIDENCE if k in j.case.evidence),
+                    "evidence": " ".join(f"{k}={j.case.evidence[k]}" for k in catalogue.shown(case) if k in j.case.evidence),
                     "href": f"{kernel.kernel_id}.json"})
             rows.append({"case": case, "cells": cells})
         passes.append((privilege, rows))
-    found = findings(ordered)
+    found = findings(ordered, catalogue)
     splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
                "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered for s in k.splats]
@@ -71,5 +71,5 @@ def render_html(kernels: list[KernelResult], unreadable: list[str] | None = None
         outcomes=outcome_rows(validations or [], bisections or []))
 
 
-FORMAT = Format("html", 6, lambda given: {"index.html": render_html(given.kernels, given.unreadable, given.qa,
+FORMAT = Format("html", 6, lambda given: {"index.html": render_html(given.kernels, given.catalogue, given.unreadable, given.qa,
                                                                     given.validations, given.bisections)})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from .catalogue import Catalogue
 from .judgement import Outcome, judged_cases, splats_of
 from .model import KernelResult
 from .report_input import Format
@@ -18,10 +19,10 @@ def _evidence(evidence: dict[str, int | str]) -> str:
     return " ".join(f"{k}={v}" for k, v in evidence.items())
 
 
-def render_junit(kernels: list[KernelResult]) -> str:
+def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
     root = ET.Element("testsuites", name="sigwake")
     for kernel in kernels:
-        for privilege, cases in judged_cases(kernel).items():
+        for privilege, cases in judged_cases(kernel, catalogue).items():
             suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/{privilege}",
                                   tests=str(len(cases)), timestamp=kernel.recorded_at,
                                   hostname=kernel.runner.mode)
@@ -52,4 +53,4 @@ def render_junit(kernels: list[KernelResult]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-FORMAT = Format("junit", 4, lambda given: {"junit.xml": render_junit(given.kernels)})
+FORMAT = Format("junit", 4, lambda given: {"junit.xml": render_junit(given.kernels, given.catalogue)})

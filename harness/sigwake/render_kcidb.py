@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .catalogue import Catalogue
 from .console import FRAME
 from .judgement import Outcome, judged_cases, kernel_findings, untested
 from .model import KernelResult, ReproResult, Splat
@@ -141,7 +142,7 @@ def _splat_test(kernel: KernelResult, splat: Splat, number: int, origin: str, bu
                      "tainted_after": splat.tainted_after}}
 
 
-def render_kcidb(kernels: list[KernelResult], results_dir: Path, origin: str = "sigwake",
+def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir: Path, origin: str = "sigwake",
                  log_base_url: str | None = None) -> dict[str, Any]:
     if not re.fullmatch(r"[a-z0-9_]+", origin):
         raise ValueError(f"KCIDB origin {origin!r}: lowercase letters, digits and '_' only")
@@ -158,7 +159,7 @@ def render_kcidb(kernels: list[KernelResult], results_dir: Path, origin: str = "
         builds.append(build)
         tests.append(_boot_test(kernel, origin, build, log_url))
         console = log.read_text(errors="replace").replace("\r", "").split("\n") if log.exists() else []
-        for privilege, cases in judged_cases(kernel).items():
+        for privilege, cases in judged_cases(kernel, catalogue).items():
             for judged in cases:
                 case = judged.case
                 test: dict[str, Any] = {
@@ -188,7 +189,7 @@ def render_kcidb(kernels: list[KernelResult], results_dir: Path, origin: str = "
 
 
 def _kcidb(given: ReportInput) -> dict[str, str]:
-    submission = render_kcidb(given.kernels, given.results_dir, given.options.kcidb_origin,
+    submission = render_kcidb(given.kernels, given.catalogue, given.results_dir, given.options.kcidb_origin,
                               given.options.log_base_url)
     return {"kcidb/submission.json": json.dumps(submission, indent=2) + "\n"}
 

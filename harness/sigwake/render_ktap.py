@@ -6,6 +6,7 @@ boot never reached `not ok ... # TIMEOUT` or `# ERROR`."""
 
 from __future__ import annotations
 
+from .catalogue import Catalogue
 from .judgement import Judged, Outcome, judged_cases
 from .model import KernelResult
 from .report_input import Format
@@ -45,8 +46,8 @@ def _clean_diag(line: str) -> str:
     return "# " + " ".join(line[2:].split())
 
 
-def render_ktap(kernel: KernelResult) -> str:
-    passes = judged_cases(kernel)
+def render_ktap(kernel: KernelResult, catalogue: Catalogue) -> str:
+    passes = judged_cases(kernel, catalogue)
     origin = kernel.origin
     lines = ["KTAP version 1",
              f"# sigwake kernel {kernel.kernel_id}: release {kernel.release or 'unknown'}, from "
@@ -63,4 +64,4 @@ def render_ktap(kernel: KernelResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-FORMAT = Format("ktap", 3, lambda given: {f"ktap/{k.kernel_id}.ktap": render_ktap(k) for k in given.kernels})
+FORMAT = Format("ktap", 3, lambda given: {f"ktap/{k.kernel_id}.ktap": render_ktap(k, given.catalogue) for k in given.kernels})

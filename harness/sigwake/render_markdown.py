@@ -7,21 +7,18 @@ from __future__ import annotations
 from typing import Callable
 
 from . import expectations
+from .catalogue import Catalogue
 from .judgement import count_line, findings, judged_cases, shown
 from .model import KernelResult, ReproResult
 from .outcomes import BisectionRecord, ValidationRecord
 from .render_outcomes import outcome_lines
 from .report_input import Format
 
-# The evidence a cell shows, in this order, when the reproducer reported it (the page shows the same).
-CELL_EVIDENCE = ("records", "pollin", "signals", "si_code", "target_signals", "source_signals", "crossings",
-                 "buffers", "predicted_buffers")
-
-
-def cell(repro: ReproResult | None) -> str:
+def cell(repro: ReproResult | None, catalogue: Catalogue) -> str:
+    """The verdict and the evidence the case's facts say a cell shows (the page shows the same)."""
     if repro is None:
         return "–"
-    shown = " ".join(f"{k}={repro.evidence[k]}" for k in CELL_EVIDENCE if k in repro.evidence)
+    shown = " ".join(f"{k}={repro.evidence[k]}" for k in catalogue.shown(repro.name) if k in repro.evidence)
     return f"**{repro.verdict}** {shown}".strip()
 
 
@@ -64,13 +61,13 @@ def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
             *case_table(ordered, "root", lambda repro, _: path_cell(repro))]
 
 
-def render_matrix(results: list[KernelResult], unreadable: list[str] | None = None,
+def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                   validations: list[ValidationRecord] | None = None,
                   bisections: list[BisectionRecord] | None = None) -> str:
     ordered = sorted(results, key=KernelResult.order)
-    failing = [{(j.case.privilege, j.name) for cases in judged_cases(result).values() for j in cases
+    failing = [{(j.case.privilege, j.name) for cases in judged_cases(result, catalogue).values() for j in cases
                 if j.finding is not None} for result in ordered]
-    found = findings(ordered)
+    found = findings(ordered, catalogue)
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [
         "# sigwake matrix",
@@ -86,7 +83,7 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
         lines += ["", "## Findings", ""] + [f"- {line}" for line in shown(found, ordered)]
     for privilege in privileges:
         lines += ["", f"## {privilege}", ""]
-        lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro),
+        lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro, catalogue),
                             failing)
 
     lines += kernel_path_table(ordered)
@@ -115,14 +112,16 @@ def render_matrix(results: list[KernelResult], unreadable: list[str] | None = No
     lines += outcome_lines(validations or [], bisections or [])
     lines += ["", "## Expectations and their sources", ""]
     grouped: dict[tuple[str, str], list[str]] = {}
-    for expectation in expectations.TABLE:
+    known = [("*", e) for e in expectations.KERNEL_WIDE]
+    known += [(case.name, e) for case in catalogue.cases.values() for e in case.expected]
+    for name, expectation in known:
         scope = [f"passes {', '.join(expectation.privileges)}" if expectation.privileges else "",
                  f"{', '.join(expectation.origins)} kernels" if expectation.origins else ""]
         where = f" ({'; '.join(filter(None, scope))})" if any(scope) else ""
-        grouped.setdefault((where, expectation.source), []).append(f"`{expectation.repro}`")
+        grouped.setdefault((where, expectation.source), []).append(f"`{name}`")
     lines += [f"- {', '.join(cases)}{where}: {source}" for (where, source), cases in grouped.items()]
     return "\n".join(lines) + "\n"
 
 
-FORMAT = Format("markdown", 2, lambda given: {"matrix.md": render_matrix(given.kernels, given.unreadable,
+FORMAT = Format("markdown", 2, lambda given: {"matrix.md": render_matrix(given.kernels, given.catalogue, given.unreadable,
                                                                         given.validations, given.bisections)})

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .catalogue import Catalogue
 from .expectations import HEADLINE
 from .judgement import Outcome, count_line, findings, judged_cases, shown, untested
 from .model import KernelResult
 from .report_input import Format, ReportInput
 
 
-
-def kernel_line(kernel: KernelResult) -> str:
-    passes = judged_cases(kernel)
+def kernel_line(kernel: KernelResult, catalogue: Catalogue) -> str:
+    passes = judged_cases(kernel, catalogue)
     counts = Counter(str(j.outcome) for cases in passes.values() for j in cases)
     headline = next((j.case.verdict for j in passes.get("root", []) if j.name == HEADLINE), None)
     boot = kernel.boot.status + (f" {kernel.boot.seconds:.1f} s" if kernel.boot.seconds else "")
@@ -25,12 +25,12 @@ def kernel_line(kernel: KernelResult) -> str:
             f"{HEADLINE} {headline or 'not run'}; {tally}")
 
 
-def render_summary(kernels: list[KernelResult], not_tested: list[str] | None = None) -> str:
+def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[str] | None = None) -> str:
     """`not_tested`: kernels that never got as far as a result (could not be fetched or built)."""
     ordered = sorted(kernels, key=KernelResult.order)
-    found = findings(ordered)
+    found = findings(ordered, catalogue)
     lines = [f"finding: {line}" for line in shown(found, ordered)]
-    lines += [kernel_line(k) for k in ordered]
+    lines += [kernel_line(k, catalogue) for k in ordered]
     untestable = [*(f"{k.kernel_id}: {why}" for k in ordered if (why := untested(k)) is not None), *(not_tested or [])]
     lines += [f"not tested: {why}" for why in untestable]
     lines.append(count_line(found) + (f"; not tested: {len(untestable)}" if untestable else ""))
@@ -38,7 +38,7 @@ def render_summary(kernels: list[KernelResult], not_tested: list[str] | None = N
 
 
 def _summary(given: ReportInput) -> dict[str, str]:
-    return {"": render_summary(given.kernels) + "".join(f"unreadable: {u}\n" for u in given.unreadable)}
+    return {"": render_summary(given.kernels, given.catalogue) + "".join(f"unreadable: {u}\n" for u in given.unreadable)}
 
 
 FORMAT = Format("summary", 1, _summary)

@@ -10,6 +10,7 @@ import pkgutil
 from pathlib import Path
 
 from .atomic import atomic_write
+from .catalogue import Catalogue
 from .report_input import Format, ReportOptions, load_input
 
 __all__ = ["FORMATS", "ReportOptions", "render", "write_reports"]
@@ -26,17 +27,17 @@ REGISTRY = _formats()
 FORMATS = tuple(REGISTRY)
 
 
-def render(results_dir: Path, fmt: str, options: ReportOptions) -> str:
+def render(results_dir: Path, fmt: str, options: ReportOptions, catalogue: Catalogue) -> str:
     """One format as text (KTAP: every kernel's document, one after the other)."""
     if fmt not in REGISTRY:
         raise ValueError(f"no report format {fmt!r}; there are {', '.join(FORMATS)}")
-    return "".join(REGISTRY[fmt].render(load_input(results_dir, options)).values())
+    return "".join(REGISTRY[fmt].render(load_input(results_dir, options, catalogue)).values())
 
 
-def write_reports(results_dir: Path, options: ReportOptions) -> list[Path]:
+def write_reports(results_dir: Path, options: ReportOptions, catalogue: Catalogue) -> list[Path]:
     """Every format's files beside the results (matrix.md, ktap/<kernel>.ktap, junit.xml,
     kcidb/submission.json, index.html: none a *.json at the top, which are the result files)."""
-    given = load_input(results_dir, options)
+    given = load_input(results_dir, options, catalogue)
     written = []
     for fmt in REGISTRY.values():
         for name, text in fmt.render(given).items():

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .catalogue import Catalogue
 from .model import KernelResult, QaLine
 from .outcomes import BisectionRecord, ValidationRecord
 from .store import load_bisections, load_qa, load_results, load_validations
@@ -28,6 +29,7 @@ class ReportInput:
     validations: list[ValidationRecord]
     bisections: list[BisectionRecord]
     options: ReportOptions
+    catalogue: Catalogue  # the cases' facts: what each is judged against and what its cells show
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Format:
     render: Callable[[ReportInput], dict[str, str]]  # path under the results folder -> text ("": printed only)
 
 
-def load_input(results_dir: Path, options: ReportOptions) -> ReportInput:
+def load_input(results_dir: Path, options: ReportOptions, catalogue: Catalogue) -> ReportInput:
     """Everything stored in a results folder; each file that cannot be read is named in `unreadable`."""
     loaded = load_results(results_dir)
     unreadable = loaded.unreadable
@@ -47,4 +49,4 @@ def load_input(results_dir: Path, options: ReportOptions) -> ReportInput:
         unreadable.append(str(e))
         qa = []
     return ReportInput(results_dir, loaded.results, unreadable, qa, load_validations(results_dir, unreadable),
-                       load_bisections(results_dir, unreadable), options)
+                       load_bisections(results_dir, unreadable), options, catalogue)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import expectations
 from .binaries import Binaries
+from .catalogue import Catalogue
 from .judgement import intermittent
 from .build import BuildRequest, BuiltKernel, KernelBuilder
 from .guest import GuestConfig, GuestOutcome
@@ -19,15 +20,6 @@ from .progress import Progress
 from .verdicts import Verdict
 from .model import ReproResult
 
-
-# Evidence that defines a case beyond its verdict word, compared wherever both sides report it:
-# which signal, why (si_code), with which poll mask, and the counts a kernel bug can change while
-# the verdict word stays.
-# (Counts that vary from run to run on a sound kernel, like the signals of two SWITCH crossings that
-# may merge, are left out: they would turn noise into "changes".)
-DEFINING_EVIDENCE = ("si_signo", "si_code", "si_band", "signals_by_disable", "crossings", "buffers",
-                     "predicted_buffers", "buffers_at_68kb", "target_signals", "signals_on_other_threads",
-                     "deliveries_with_wrong_siginfo", "woken_after_record", "signalled_after_record")
 
 OUTCOMES = ("fixes", "regresses", "changes", "no change", "inconclusive", "lost", "appeared")
 FINDINGS = ("regresses", "changes", "lost")  # what the patch did that a gate must stop on (exit 1)
@@ -59,16 +51,18 @@ class CaseChange:
         return f"{self.case} [{self.privilege}]: {self.outcome}{how}{what}: {shown(self.before)} -> {shown(self.after)}"
 
 
-def differing_evidence(before: ReproResult, after: ReproResult) -> tuple[str, ...]:
-    return tuple(k for k in DEFINING_EVIDENCE
+def differing_evidence(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, ...]:
+    """The evidence the case's facts call defining (which signal, why, the counts a kernel bug can change while
+    the verdict word stays), compared where both sides report it."""
+    return tuple(k for k in catalogue.defining(before.name)
                  if k in before.evidence and k in after.evidence and before.evidence[k] != after.evidence[k])
 
 
-def compare(before: ReproResult, after: ReproResult) -> tuple[str, tuple[str, ...], str]:
+def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, tuple[str, ...], str]:
     """The outcome for one case, the defining evidence that changed, and how ("intermittent k/n": the
     patched kernel's runs split, k of n not the correct verdict). "fixes" and "regresses" are judged
-    against the behaviour of a kernel with every known fix (the expectations table)."""
-    correct = expectations.correct(before.name, before.privilege)
+    against the behaviour of a kernel with every known fix (the cases' facts)."""
+    correct = expectations.correct(catalogue, before.name, before.privilege)
     if before.verdict.is_kernel_verdict and after.verdict is Verdict.FLAKY:
         # The patched kernel shows another behaviour in some runs: never a pass.
         k, n, others = intermittent(after, correct) or (0, 0, "")
@@ -80,7 +74,7 @@ def compare(before: ReproResult, after: ReproResult) -> tuple[str, tuple[str, ..
         return "lost", (), ""
     if not (before.verdict.is_kernel_verdict and after.verdict.is_kernel_verdict):
         return "inconclusive", (), ""  # an error, a timeout, a failed boot or a split base says nothing
-    differing = differing_evidence(before, after)
+    differing = differing_evidence(before, after, catalogue)
     if before.verdict is after.verdict and not differing:
         return "no change", (), ""
     if correct is not None and after.verdict is correct and before.verdict is not correct:
@@ -97,7 +91,7 @@ class Validation:
     changes: list[CaseChange]
 
 
-def pair(before: GuestOutcome, after: GuestOutcome) -> list[CaseChange]:
+def pair(before: GuestOutcome, after: GuestOutcome, catalogue: Catalogue) -> list[CaseChange]:
     """Every case of either side; one that ran on one kernel only is "lost" or "appeared". A kernel report
     (splat) on the patched kernel while a case ran, which the base did not print for it, regresses that case
     whatever its verdict."""
@@ -112,7 +106,7 @@ def pair(before: GuestOutcome, after: GuestOutcome) -> list[CaseChange]:
         if splat is not None and a is not None and titles["before"].get(key) != splat:
             changes.append(CaseChange(key[1], key[0], "regresses", b, a, (), f"kernel splat: {splat}"))
         elif b is not None and a is not None:
-            outcome, differing, how = compare(b, a)
+            outcome, differing, how = compare(b, a, catalogue)
             changes.append(CaseChange(key[1], key[0], outcome, b, a, differing, how))
         else:
             changes.append(CaseChange(key[1], key[0], "lost" if a is None else "appeared", b, a))
@@ -137,4 +131,4 @@ def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ..
     with ThreadPoolExecutor(max_workers=min(max(jobs, 1), 2)) as pool:
         before, after = pool.map(lambda b: boot_built(b[0], initrd, binaries, config, work / f"{b[1]}.console.log",
                                                       b[1], progress), boots)
-    return Validation(base, patched, pair(before, after))
+    return Validation(base, patched, pair(before, after, binaries.catalogue))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from sigwake import binaries, qemu
+from sigwake.catalogue import Catalogue
 from sigwake.kernels import DEFAULT_KERNELS, Kernel, KernelCache
 from sigwake.cli import REPO, default_cache
 from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
@@ -17,6 +18,12 @@ from sigwake.report import ReportOptions, write_reports
 @pytest.fixture(scope="session")
 def built() -> binaries.Binaries:
     return binaries.build(REPO, REPO / "build", Progress(quiet=True))
+
+
+@pytest.fixture(scope="session")
+def catalogue(built: binaries.Binaries) -> Catalogue:
+    """Every case's facts, as the built programs declare them."""
+    return built.catalogue
 
 
 @pytest.fixture(scope="session")
@@ -62,11 +69,12 @@ def local_results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def local_run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, local_results_dir: Path) -> RunSummary:
+def local_run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, local_results_dir: Path,
+              catalogue: Catalogue) -> RunSummary:
     """Both Debian kernels under QEMU here with the defaults: what every other target must agree with."""
     config = RunConfig(REPO, REPO / "build", cache_root, local_results_dir, (spec(kernel_6_1), spec(kernel_6_12)))
     summary = run_kernels(config, Progress(quiet=True))
-    write_reports(local_results_dir, ReportOptions())  # as `sigwake run` does after the run
+    write_reports(local_results_dir, ReportOptions(), catalogue)  # as `sigwake run` does after the run
     return summary
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sigwake.catalogue import Catalogue
 from sigwake import initramfs, qemu
 from sigwake.debian_names import HOST_ARCH
 from sigwake.judgement import findings
@@ -49,7 +50,7 @@ def test_an_arm64_image_file_is_known_by_its_header(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_arm64_kernels_are_judged_as_amd64_kernels_are(cache_root: Path, tmp_path: Path,
-                                                       local_run: RunSummary) -> None:
+                                                       local_run: RunSummary, catalogue: Catalogue) -> None:
     built = build_for("arm64", REPO, REPO / "build", cache_root, Progress(quiet=True))
     for program in (built.init, *built.reproducers.values()):
         assert int.from_bytes(program.read_bytes()[18:20], "little") == EM_AARCH64, program  # ELF e_machine
@@ -66,7 +67,7 @@ def test_arm64_kernels_are_judged_as_amd64_kernels_are(cache_root: Path, tmp_pat
         assert result.boot.status == "ok", result.boot.detail
         root = {c.name: c for c in result.reproducers if c.privilege == "root"}
         assert root["watermark_sigio"].verdict == verdict
-        assert findings([result]) == []
+        assert findings([result], catalogue) == []
         # The kernel-path tracer's kprobes work on arm64: the chain is counted where it runs.
         assert isinstance(root["watermark_sigio"].kernel_path.get("perf_event_wakeup"), int)
     # A bisection over arm64's packages reads arm64's archive (each suite's arm64 apt state).

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake.bisect import BisectReport, Mark, Step
 from sigwake.cli import bisection_exit, main, summary_exit, validation_exit
 from sigwake.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING, USAGE, exit_code
@@ -59,8 +60,8 @@ def test_a_file_that_is_no_kernel_image_is_refused_before_booting(tmp_path: Path
      COULD_NOT_TEST, "findings: none; not tested: 1"),
 ])
 def test_run_and_qa_exit_by_their_summary(summary: RunSummary, code: int, last: str,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-    assert summary_exit(summary) == code
+                                          capsys: pytest.CaptureFixture[str], catalogue: Catalogue) -> None:
+    assert summary_exit(summary, catalogue) == code
     assert capsys.readouterr().out.splitlines()[-1] == last
 
 

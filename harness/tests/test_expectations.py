@@ -1,5 +1,6 @@
-"""The expectations table: facts about kernel versions, and how a difference is named."""
+"""What is known of kernels, case by case from the catalogue and of whole kernels, and how a difference is named."""
 
+from sigwake.catalogue import Catalogue
 from sigwake import expectations
 from sigwake.verdicts import Verdict
 
@@ -11,41 +12,41 @@ def test_upstream_version_from_uname_releases() -> None:
     assert expectations.upstream_version("weird") is None
 
 
-def test_watermark_sigio_changes_at_6_10() -> None:
-    assert expectations.expected("watermark_sigio", "6.9.12").verdict is Verdict.NOT_DELIVERED
-    assert expectations.expected("watermark_sigio", "6.10.0").verdict is Verdict.DELIVERED
-    assert expectations.expected("watermark_sigio", "6.1.0-57-amd64").verdict is Verdict.NOT_DELIVERED
-    assert "fd20bb51ed39" in expectations.expected("watermark_sigio", "6.1.0").source
+def test_watermark_sigio_changes_at_6_10(catalogue: Catalogue) -> None:
+    assert expectations.expected(catalogue, "watermark_sigio", "6.9.12").verdict is Verdict.NOT_DELIVERED
+    assert expectations.expected(catalogue, "watermark_sigio", "6.10.0").verdict is Verdict.DELIVERED
+    assert expectations.expected(catalogue, "watermark_sigio", "6.1.0-57-amd64").verdict is Verdict.NOT_DELIVERED
+    assert "fd20bb51ed39" in expectations.expected(catalogue, "watermark_sigio", "6.1.0").source
 
 
-def test_controls_are_delivered_everywhere() -> None:
+def test_controls_are_delivered_everywhere(catalogue: Catalogue) -> None:
     for release in ("4.19.0", "6.1.0", "7.2.13"):
-        assert expectations.expected("watermark_poll", release).verdict is Verdict.DELIVERED
-        assert expectations.expected("overflow_sigio", release).verdict is Verdict.DELIVERED
+        assert expectations.expected(catalogue, "watermark_poll", release).verdict is Verdict.DELIVERED
+        assert expectations.expected(catalogue, "overflow_sigio", release).verdict is Verdict.DELIVERED
 
 
-def test_unknown_reproducer_has_no_expectation() -> None:
-    assert expectations.expected("nonexistent", "6.1.0") is None
-    assert expectations.check("k", "6.1.0", "nonexistent", Verdict.ERROR, {}) is None
+def test_unknown_reproducer_has_no_expectation(catalogue: Catalogue) -> None:
+    assert expectations.expected(catalogue, "nonexistent", "6.1.0") is None
+    assert expectations.check(catalogue, "k", "6.1.0", "nonexistent", Verdict.ERROR, {}) is None
 
 
-def test_a_backported_fix_is_an_unexpected_fix_not_a_regression() -> None:
-    m = expectations.check("6.1.0-57-amd64", "6.1.0-57-amd64", "watermark_sigio", Verdict.DELIVERED, {"signals": 1})
+def test_a_backported_fix_is_an_unexpected_fix_not_a_regression(catalogue: Catalogue) -> None:
+    m = expectations.check(catalogue, "6.1.0-57-amd64", "6.1.0-57-amd64", "watermark_sigio", Verdict.DELIVERED, {"signals": 1})
     assert m is not None and m.kind == "unexpected fix"
     assert "6.1.0-57-amd64" in str(m) and "signals=1" in str(m)
 
 
-def test_a_lost_signal_on_a_fixed_kernel_is_a_regression() -> None:
-    m = expectations.check("7.2", "7.2.13", "watermark_sigio", Verdict.NOT_DELIVERED, {"signals": 0})
+def test_a_lost_signal_on_a_fixed_kernel_is_a_regression(catalogue: Catalogue) -> None:
+    m = expectations.check(catalogue, "7.2", "7.2.13", "watermark_sigio", Verdict.NOT_DELIVERED, {"signals": 0})
     assert m is not None and m.kind == "regression"
-    m = expectations.check("7.2", "7.2.13", "overflow_sigio", Verdict.ERROR, {})
+    m = expectations.check(catalogue, "7.2", "7.2.13", "overflow_sigio", Verdict.ERROR, {})
     assert m is not None and m.kind == "mismatch"
-    assert expectations.check("7.2", "7.2.13", "watermark_sigio", Verdict.DELIVERED, {}) is None
+    assert expectations.check(catalogue, "7.2", "7.2.13", "watermark_sigio", Verdict.DELIVERED, {}) is None
 
 
-def test_debian_refuses_unprivileged_perf_at_paranoid_3() -> None:
-    want = expectations.expected("watermark_sigio", "7.2.13", "user-paranoid3", "debian")
+def test_debian_refuses_unprivileged_perf_at_paranoid_3(catalogue: Catalogue) -> None:
+    want = expectations.expected(catalogue, "watermark_sigio", "7.2.13", "user-paranoid3", "debian")
     assert want is not None and want.verdict is Verdict.UNSUPPORTED and "Debian" in want.source
     # Not a fact about other kernels, nor about other passes.
-    assert expectations.expected("watermark_sigio", "7.2.13", "user-paranoid3", "file").verdict is Verdict.DELIVERED
-    assert expectations.expected("watermark_sigio", "6.1.0", "user-paranoid2", "debian").verdict is Verdict.NOT_DELIVERED
+    assert expectations.expected(catalogue, "watermark_sigio", "7.2.13", "user-paranoid3", "file").verdict is Verdict.DELIVERED
+    assert expectations.expected(catalogue, "watermark_sigio", "6.1.0", "user-paranoid2", "debian").verdict is Verdict.NOT_DELIVERED

@@ -7,6 +7,7 @@ import hashlib
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake.judgement import Outcome, count_line, findings, judge
 from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
 from sigwake.render_summary import render_summary
@@ -65,20 +66,20 @@ def case(name: str, verdict: Verdict, privilege: str = "root", runs: dict[str, i
     (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", D)]), "watermark_sigio", Outcome.PASS, None, ""),
     (kernel("6.1.0-57-amd64", [case("watermark_sigio", N)]), "watermark_sigio", Outcome.XFAIL, None, "fd20bb51ed39"),
 ])
-def test_each_row_of_the_judgement(k: KernelResult, c: str, outcome: Outcome, finding: str | None, why: str) -> None:
-    judged = judge(k, next(r for r in k.reproducers if r.name == c))
+def test_each_row_of_the_judgement(k: KernelResult, c: str, outcome: Outcome, finding: str | None, why: str, catalogue: Catalogue) -> None:
+    judged = judge(k, next(r for r in k.reproducers if r.name == c), catalogue)
     assert (judged.outcome, judged.finding) == (outcome, finding), judged.why
     assert why in judged.why
 
 
-def test_a_crash_is_a_finding_of_the_kernel_and_the_last_line_is_never_none() -> None:
+def test_a_crash_is_a_finding_of_the_kernel_and_the_last_line_is_never_none(catalogue: Catalogue) -> None:
     crashed = kernel("6.12.95+deb12-cloud-amd64", [case("watermark_sigio", D, "root"),
                                                    case("set_output_sigio_fasync_on_source", Verdict.BOOT_FAILED,
                                                         "user-paranoid1")],
                      BootRecord("boot-failed", 6.7, 2070, "Kernel panic - not syncing"), [CRASH])
-    found = findings([crashed])
+    found = findings([crashed], catalogue)
     assert [f.kind for f in found] == ["crash", "splat"]  # the crash ended the boot; the case it hit failed
-    summary = render_summary([crashed])
+    summary = render_summary([crashed], catalogue)
     assert summary.splitlines()[-1] == "findings: 2 (1 splat, 1 crash)"
     assert summary.splitlines()[0].startswith("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC")
     assert count_line([]) == "findings: none"

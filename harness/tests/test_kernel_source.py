@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake import initramfs, kconfig, source_tree
 from sigwake.binaries import Binaries
 from sigwake.bisect import Mark, Probe, bisect_tree
@@ -160,7 +161,7 @@ def test_6_12_with_the_fix_reverted_is_a_regression(tree_6_12: Path, builder: Ke
 
 def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
         tree_6_12: Path, builder: KernelBuilder, fragments: tuple[Path, ...], built: Binaries,
-        test_programs: dict[str, Path], accel: Accel, tmp_path: Path) -> None:
+        test_programs: dict[str, Path], accel: Accel, tmp_path: Path, catalogue: Catalogue) -> None:
     # A 6.12 guest with lkdtm: the stand-in makes the kernel WARN, then BUG (an Oops that kills the program,
     # not the kernel), then panic (the boot ends), then runs one more case; every case that survives says
     # "delivered", so only the kernel's reports can fail them.
@@ -189,12 +190,12 @@ def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
     assert verdicts["provoke_after"].verdict is Verdict.DELIVERED  # ran in the fresh boot
     result = KernelResult("lkdtm-6.12", got.release, Origin("file"), Runner("qemu", 1), got.boot, got.reproducers,
                           "2026-11-30T00:00:00+00:00", "test", got.paranoid, got.splats)
-    judged = {r.name: judge(result, r) for r in result.reproducers}
+    judged = {r.name: judge(result, r, catalogue) for r in result.reproducers}
     assert (judged["provoke_warning"].outcome, judged["provoke_warning"].finding) == (Outcome.FAIL, "splat")
     assert "WARNING in lkdtm_WARNING" in judged["provoke_warning"].why  # ... and the splat fails it
     assert judged["provoke_bug"].finding == judged["provoke_panic"].finding == "splat"
     assert judged["provoke_after"].outcome is Outcome.PASS or judged["provoke_after"].finding is None
-    assert sorted(f.kind for f in findings([result])) == ["crash", "splat", "splat", "splat"]
+    assert sorted(f.kind for f in findings([result], catalogue)) == ["crash", "splat", "splat", "splat"]
     # the image is one sigwake built: its origin names the tree's commit, its config and when it was built
     origin = file_kernel(kernel.image).origin
     assert origin.git_commit == git(tree_6_12, "rev-parse", "HEAD").strip() and "lkdtm.config" in (origin.config or "")

@@ -17,6 +17,7 @@ import yaml
 
 from conftest import spec
 from lava_lab import ADMIN_TOKEN, LocalLava, local_lava
+from sigwake.catalogue import Catalogue
 from sigwake.cli import REPO
 from sigwake.kernels import Kernel
 from sigwake.lava_api import LavaServer
@@ -49,10 +50,11 @@ def lab_of(lava: LocalLava, tmp_path: Path, token: str = ADMIN_TOKEN, device_typ
     return LavaLab(LavaServer(lava.url, token), default_files(tmp_path / "files"), device_type, start_timeout_s, 1.0)
 
 
-def run_on(lab: LavaLab, specs: tuple[str, ...], tmp_path: Path, cache_root: Path, jobs: int = 2) -> RunSummary:
+def run_on(lab: LavaLab, specs: tuple[str, ...], tmp_path: Path, cache_root: Path, catalogue: Catalogue,
+           jobs: int = 2) -> RunSummary:
     config = RunConfig(REPO, REPO / "build", cache_root, tmp_path / "results", specs, jobs=jobs, lab=lab)
     summary = run_kernels(config, Progress(quiet=True))
-    write_reports(tmp_path / "results", ReportOptions())  # as `sigwake run` does after the run
+    write_reports(tmp_path / "results", ReportOptions(), catalogue)  # as `sigwake run` does after the run
     return summary
 
 
@@ -65,11 +67,12 @@ def lavacli(lava: LocalLava, *args: str) -> str:
 
 
 def test_a_lab_runs_each_kernel_as_a_job(lava: LocalLava, local_run: RunSummary, kernel_6_1: Kernel,
-                                         kernel_6_12: Kernel, cache_root: Path, tmp_path: Path) -> None:
+                                         kernel_6_12: Kernel, cache_root: Path, tmp_path: Path,
+                                         catalogue: Catalogue) -> None:
     garbage = tmp_path / "vmlinuz-garbage"
     garbage.write_bytes(corrupt_bzimage())
     summary = run_on(lab_of(lava, tmp_path), (spec(kernel_6_1), spec(kernel_6_12), str(garbage)), tmp_path,
-                     cache_root, jobs=3)
+                     cache_root, catalogue, jobs=3)
     assert summary.failures == []
     local = {r.kernel_id: r for r in local_run.results}
     for result in summary.results[:2]:
@@ -102,9 +105,9 @@ def test_a_lab_runs_each_kernel_as_a_job(lava: LocalLava, local_run: RunSummary,
 ])
 def test_what_a_lab_gets_wrong_is_recorded(lava: LocalLava, kernel_6_1: Kernel, cache_root: Path, tmp_path: Path,
                                            token: str, device_type: str, start_timeout_s: float, status: str,
-                                           said: str) -> None:
+                                           said: str, catalogue: Catalogue) -> None:
     summary = run_on(lab_of(lava, tmp_path, token, device_type, start_timeout_s), (spec(kernel_6_1),), tmp_path,
-                     cache_root)
+                     cache_root, catalogue)
     [result] = summary.results
     assert result.boot.status == status and said in result.boot.detail, result.boot.detail
     assert result.reproducers and all(c.verdict == Verdict(status) for c in result.reproducers)

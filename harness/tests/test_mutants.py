@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake.build import BuildError, BuildRequest, BuiltKernel
 from sigwake.guest import GuestConfig, GuestOutcome
 from sigwake.model import BootRecord, ReproResult
@@ -55,14 +56,17 @@ class FakeBoot:
 
 
 class FakeBinaries:
+    def __init__(self, catalogue: Catalogue) -> None:
+        self.catalogue = catalogue
+
     def initramfs(self, path: Path) -> Path:
         return path
 
 
-def run(boots: dict[str, list[GuestOutcome]], tmp_path: Path, broken: set[str] | None = None):
+def run(boots: dict[str, list[GuestOutcome]], tmp_path: Path, catalogue: Catalogue, broken: set[str] | None = None):
     fake = FakeBoot(boots)
     patches = [Path(f"{name}.patch") for name in boots if name != "base"] + [Path(f"{n}.patch") for n in broken or ()]
-    results = score(FakeBuilder(broken or set()), tmp_path, (), patches, FakeBinaries(),  # type: ignore[arg-type]
+    results = score(FakeBuilder(broken or set()), tmp_path, (), patches, FakeBinaries(catalogue),  # type: ignore[arg-type]
                     GuestConfig(Accel("tcg", "test")), tmp_path, Progress(quiet=True), fake)
     return {r.name: r for r in results}, fake
 
@@ -80,24 +84,24 @@ def run(boots: dict[str, list[GuestOutcome]], tmp_path: Path, broken: set[str] |
     ([boot(status="boot-failed"), boot(status="timeout")], "boot failed"),
 ])
 def test_only_a_difference_between_good_boots_in_every_repeat_kills(mutant_boots: list[GuestOutcome], verdict: str,
-                                                                    tmp_path: Path) -> None:
-    results, _ = run({"base": [BASE], "m": mutant_boots}, tmp_path)
+                                                                    tmp_path: Path, catalogue: Catalogue) -> None:
+    results, _ = run({"base": [BASE], "m": mutant_boots}, tmp_path, catalogue)
     assert results["m"].verdict == verdict
 
 
-def test_a_base_that_fails_once_is_booted_again_and_twice_stops_the_score(tmp_path: Path) -> None:
-    results, fake = run({"base": [boot(status="boot-failed"), BASE], "m": [boot(case(N))]}, tmp_path, {"b"})
+def test_a_base_that_fails_once_is_booted_again_and_twice_stops_the_score(tmp_path: Path, catalogue: Catalogue) -> None:
+    results, fake = run({"base": [boot(status="boot-failed"), BASE], "m": [boot(case(N))]}, tmp_path, catalogue, {"b"})
     assert fake.asked[:2] == ["unpatched", "unpatched again"]
     assert results["m"].verdict == "detected" and results["b"].verdict == "build failed"
     with pytest.raises(BaseBootError, match="did not boot cleanly twice"):
-        run({"base": [boot(status="boot-failed"), boot(status="boot-failed")], "m": [boot(case(N))]}, tmp_path)
+        run({"base": [boot(status="boot-failed"), boot(status="boot-failed")], "m": [boot(case(N))]}, tmp_path, catalogue)
 
 
-def test_a_case_that_errs_on_the_unpatched_kernel_stops_the_score(tmp_path: Path) -> None:
+def test_a_case_that_errs_on_the_unpatched_kernel_stops_the_score(tmp_path: Path, catalogue: Catalogue) -> None:
     erring = ReproResult("sigio_permission_user_owner", Verdict.ERROR, "a witness never started waiting", {}, 1.0,
                          "root", {"error": 3})
     with pytest.raises(BaseBootError, match="sigio_permission_user_owner \\[root\\]: a witness never started"):
-        run({"base": [boot(case(D, si_code=1), erring)], "m": [boot(case(N))]}, tmp_path)
+        run({"base": [boot(case(D, si_code=1), erring)], "m": [boot(case(N))]}, tmp_path, catalogue)
 
 
 def test_the_generated_score_keeps_each_record_and_renders_per_function_and_operator(tmp_path: Path) -> None:
@@ -123,7 +127,7 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
 
 
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
-def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path: Path) -> None:
+def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path: Path, catalogue: Catalogue) -> None:
     from sigwake.mutant_score import score_generated
     tree = tmp_path / "tree"
     shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
@@ -136,7 +140,7 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
 
     def shard(k: int, n: int, rejudge: tuple[str, ...] = (), fragments: tuple[Path, ...] = (),
               only: tuple[str, ...] = ()) -> list:
-        return score_generated(FakeBuilder(), tree, fragments, FakeBinaries(),  # type: ignore[arg-type]
+        return score_generated(FakeBuilder(), tree, fragments, FakeBinaries(catalogue),  # type: ignore[arg-type]
                                GuestConfig(Accel("tcg", "test")), tmp_path / f"shard-{k}", Progress(quiet=True), 1,
                                path, records=tmp_path / "records", shard=(k, n), boot=fake_boot, rejudge=rejudge,
                                only=only)
@@ -163,7 +167,7 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
 
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
 def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_config_given(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
     import sigwake.mutants
     from sigwake.mutant_score import ScoreStore, score_generated
     tree = tmp_path / "tree"
@@ -182,7 +186,7 @@ def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_
     monkeypatch.setattr(sigwake.mutants, "boot_built", boot_built)
 
     def run(rejudge: tuple[str, ...] = ()) -> list:
-        return score_generated(FakeBuilder(), tree, (Path("lockdep.config"),), FakeBinaries(),  # type: ignore[arg-type]
+        return score_generated(FakeBuilder(), tree, (Path("lockdep.config"),), FakeBinaries(catalogue),  # type: ignore[arg-type]
                                config, tmp_path / "work", Progress(quiet=True), 1,
                                {"path.c": ("perf_output_wakeup",)}, operators=("statement",), rejudge=rejudge)
 
@@ -198,7 +202,7 @@ def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_
 
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
 def test_a_function_whose_sample_gave_no_verdict_is_sampled_further_until_one_is_killed_or_survives(
-        tmp_path: Path) -> None:
+        tmp_path: Path, catalogue: Catalogue) -> None:
     from sigwake.mutagen import mutants_of, sample
     from sigwake.mutant_score import render, score_generated
     tree = tmp_path / "tree"
@@ -223,7 +227,7 @@ def test_a_function_whose_sample_gave_no_verdict_is_sampled_further_until_one_is
         return outcomes[index] if index < len(outcomes) else boot(case(N))
 
     def run(deepen: int, equivalent: dict[str, str] | None = None) -> list:
-        return score_generated(FakeBuilder(), tree, (), FakeBinaries(),  # type: ignore[arg-type]
+        return score_generated(FakeBuilder(), tree, (), FakeBinaries(catalogue),  # type: ignore[arg-type]
                                GuestConfig(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
                                boot=fake_boot, explained=equivalent, deepen=deepen)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake import expectations, qemu
 from sigwake.binaries import Binaries
 from sigwake.guest import PRIVILEGES, GuestConfig, GuestOutcome
@@ -24,7 +25,7 @@ def host_run(built: Binaries, tmp_path_factory: pytest.TempPathFactory) -> Guest
     return HostTarget(host_kernel()).run(built, config, tmp_path_factory.mktemp("host") / "console.log")
 
 
-def test_host_verdicts_match_what_is_known_of_its_version(host_run: GuestOutcome, built: Binaries) -> None:
+def test_host_verdicts_match_what_is_known_of_its_version(host_run: GuestOutcome, built: Binaries, catalogue: Catalogue) -> None:
     assert host_run.boot.status == "native", host_run.boot
     assert host_run.release == os.uname().release
     roots = [r for r in host_run.reproducers if r.privilege == "root"]
@@ -32,7 +33,7 @@ def test_host_verdicts_match_what_is_known_of_its_version(host_run: GuestOutcome
     for r in host_run.reproducers:
         assert r.verdict.is_kernel_verdict, f"{r.name} [{r.privilege}]: {r.verdict} {r.reason}"
         assert sum(r.runs.values()) == 3
-        mismatch = expectations.check("host", os.uname().release, r.name, r.verdict, r.evidence, r.privilege, "host")
+        mismatch = expectations.check(catalogue, "host", os.uname().release, r.name, r.verdict, r.evidence, r.privilege, "host")
         assert mismatch is None, str(mismatch)
 
 

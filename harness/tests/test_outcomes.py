@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import sigwake.cli as cli
+from sigwake.catalogue import Catalogue
 from sigwake.bisect import BisectReport, Mark, Step
 from sigwake.build import BuiltKernel
 from sigwake.exit_codes import FINDING, NO_FINDING
@@ -24,6 +25,9 @@ D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
 
 
 class FakeBinaries:
+    def __init__(self, catalogue: Catalogue) -> None:
+        self.catalogue = catalogue
+
     def select(self, names: list[str]) -> FakeBinaries:
         return self
 
@@ -33,12 +37,12 @@ def kernel(state: str) -> BuiltKernel:
 
 
 @pytest.fixture
-def no_build(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli.binaries, "build", lambda *args, **kwargs: FakeBinaries())
+def no_build(monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
+    monkeypatch.setattr(cli.binaries, "build", lambda *args, **kwargs: FakeBinaries(catalogue))
 
 
 def test_validate_patch_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_build: None,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                   monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
     changes = [CaseChange("watermark_sigio", "root", "fixes", ReproResult("watermark_sigio", N),
                           ReproResult("watermark_sigio", D)),
                CaseChange("watermark_poll", "root", "regresses", ReproResult("watermark_poll", D),
@@ -57,17 +61,17 @@ def test_validate_patch_keeps_its_answer_and_the_reports_show_it(tmp_path: Path,
     assert not unreadable and record.patches == ["0001-fix.patch"] and record.passes == ["root"]
     assert record.repeat == 2 and record.exit_code == FINDING and record.last_line == "findings: 1 (1 regresses)"
     assert record.changes == changes  # every case kept whole, its result on both kernels with it
-    matrix = render(results, "markdown", ReportOptions())
+    matrix = render(results, "markdown", ReportOptions(), catalogue)
     assert "## Patch validations (validate-patch)" in matrix and "findings: 1 (1 regresses); 1 cases unchanged" in matrix
     # the finding first, the unchanged case only counted
     said = [line for line in matrix.splitlines() if line.startswith("  - ")]
     assert said[0].startswith("  - watermark_poll [root]: regresses") and len(said) == 2
-    page = render(results, "html", ReportOptions())
+    page = render(results, "html", ReportOptions(), catalogue)
     assert 'id="validations"' in page and 'data-findings="yes"' in page
 
 
 def test_bisect_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_build: None,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                                         monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
     steps = [Step("linux-image-6.9.7-amd64", N, "3 runs", Mark.OLD),
              Step("linux-image-6.10.3-amd64", D, "3 runs", Mark.NEW)]
     report = BisectReport(["linux-image-6.10.3-amd64"], "linux-image-6.9.7-amd64", N, D, steps, 0.97)
@@ -78,8 +82,8 @@ def test_bisect_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_buil
     assert not unreadable and record.subject == "watermark_sigio:watermark_sigio"
     assert record.over == "Debian's amd64 packages" and record.first_changed == ["linux-image-6.10.3-amd64"]
     assert record.steps == steps and (record.old, record.new) == (N, D)
-    assert "## Bisections" in render(results, "markdown", ReportOptions())
-    assert 'id="bisections"' in render(results, "html", ReportOptions())
+    assert "## Bisections" in render(results, "markdown", ReportOptions(), catalogue)
+    assert 'id="bisections"' in render(results, "html", ReportOptions(), catalogue)
 
 
 def test_a_stored_record_that_breaks_its_schema_is_named_not_shown(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake.flavours import flavour_findings
 from sigwake.kernels import DebianQuery, KernelSpecError, arches_of, default_kernels, expand_specs, flavours_of
 from sigwake.model import KernelResult, Origin, QaBoundary, QaLine, QaStep
@@ -73,17 +74,17 @@ RT_612 = debian("6.12.95+deb12-rt-amd64", "linux-image-6.12.95+deb12-rt-amd64", 
                 "bookworm-backports", D)
 
 
-def test_a_flavour_that_differs_from_its_generic_twin_is_a_finding(tmp_path: Path) -> None:
+def test_a_flavour_that_differs_from_its_generic_twin_is_a_finding(tmp_path: Path, catalogue: Catalogue) -> None:
     panicked = dataclasses.replace(CLOUD_61, reproducers=[case("watermark_sigio", Verdict.BOOT_FAILED)])
     assert flavour_findings([panicked, GENERIC_61]) == []  # a failed boot is its own report, not a behaviour
     findings = flavour_findings([RT_612, CLOUD_61, RT_61, GENERIC_61])
     assert [str(f) for f in findings] == [
         "6.1.0-57-rt-amd64 (root) watermark_sigio: delivered, where the generic 6.1.0-57-amd64 is not-delivered"]
-    matrix = render_matrix([GENERIC_61, RT_61, CLOUD_61])
+    matrix = render_matrix([GENERIC_61, RT_61, CLOUD_61], catalogue)
     assert ("- 6.1.0-57-rt-amd64: flavour: 6.1.0-57-rt-amd64 (root) watermark_sigio: delivered, where the generic "
             "6.1.0-57-amd64 is not-delivered") in matrix
     assert "| 6.1.0-57-rt-amd64 | 6.1.0-57-rt-amd64 | amd64 rt |" in matrix
-    assert "flavour:" not in render_matrix([GENERIC_61])
+    assert "flavour:" not in render_matrix([GENERIC_61], catalogue)
     # a flavour whose runs split where its twin's agree is a finding too (it was dropped before)
     split = dataclasses.replace(RT_61, reproducers=[dataclasses.replace(
         case("watermark_sigio", Verdict.FLAKY), runs={"not-delivered": 2, "delivered": 1})])
@@ -133,22 +134,22 @@ LINE = QaLine("amd64", "rt", [QaStep("linux-image-6.1.0-57-rt-amd64", "6.1.192-3
                           "linux-image-6.12.43+deb12-rt-amd64 6.12.43-1~bpo12+1", "judged 6 (6 judged, 0 skipped)")])
 
 
-def test_the_qa_table_is_kept_and_a_broken_one_named(tmp_path: Path) -> None:
+def test_the_qa_table_is_kept_and_a_broken_one_named(tmp_path: Path, catalogue: Catalogue) -> None:
     write_qa(tmp_path, [LINE])
     assert load_qa(tmp_path) == [LINE]
     write_result(tmp_path, GENERIC_61)
-    write_reports(tmp_path, ReportOptions())
+    write_reports(tmp_path, ReportOptions(), catalogue)
     assert LINE.sentence() in (tmp_path / "index.html").read_text()
     (tmp_path / QA_FILE).write_text("[{\"arch\": 1}]")
-    write_reports(tmp_path, ReportOptions())  # the results still render; the QA file is named
+    write_reports(tmp_path, ReportOptions(), catalogue)  # the results still render; the QA file is named
     assert f"{tmp_path / QA_FILE}: not a sigwake QA file" in (tmp_path / "index.html").read_text()
 
 
-def test_the_qa_table_renders_in_a_real_browser(tmp_path: Path) -> None:
+def test_the_qa_table_renders_in_a_real_browser(tmp_path: Path, catalogue: Catalogue) -> None:
     chromium = shutil.which("chromium")
     assert chromium is not None, "chromium is missing: ./sigwake setup installs it for the tests"
     page = tmp_path / "index.html"
-    page.write_text(render_html([GENERIC_61, RT_61], qa=[LINE]))
+    page.write_text(render_html([GENERIC_61, RT_61], catalogue, qa=[LINE]))
     dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
                          capture_output=True, text=True, timeout=120, check=True).stdout
     assert len(re.findall(r'<tr class="qa-line" data-arch="amd64" data-flavour="rt">', dom)) == 1

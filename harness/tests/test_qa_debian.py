@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake import expectations
 from sigwake.binaries import Binaries
 from sigwake.bisect import Probe
@@ -30,7 +31,7 @@ def upstream(package_version: str) -> tuple[int, ...] | None:
 
 
 def test_qa_names_the_first_rt_package_that_delivers(built: Binaries, accel: Accel, cache_root: Path, tmp_path: Path,
-                                                     local_run: RunSummary, kernel_6_1: Kernel) -> None:
+                                                     local_run: RunSummary, kernel_6_1: Kernel, catalogue: Catalogue) -> None:
     results = tmp_path / "results"
     run = RunConfig(REPO, REPO / "build", cache_root, results, (), repeat=1)
     config = QaConfig(run, ("amd64",), ("rt",), ("bookworm", "bookworm-backports"))
@@ -45,7 +46,7 @@ def test_qa_names_the_first_rt_package_that_delivers(built: Binaries, accel: Acc
     assert upstream(boundary.last_old) == (6, 1) and (upstream(boundary.first_new) or ()) >= (6, 10), boundary
     assert line.sentence() == (f"amd64 rt: not-delivered up to {boundary.last_old}, "
                                f"delivered from {boundary.first_new}")
-    write_reports(results, ReportOptions())
+    write_reports(results, ReportOptions(), catalogue)
     assert load_qa(results) == [line] and line.sentence() in (results / "index.html").read_text()
     # The rt 6.1 kernel is judged as its generic twin is, case by case, in every pass.
     rt_61 = next(r for r in summary.results if r.origin.version == kernel_6_1.origin.version)

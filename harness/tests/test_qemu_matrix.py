@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake.judgement import findings
 from sigwake.cli import REPO
 from sigwake.kernels import Kernel
@@ -66,9 +67,9 @@ def test_controls_are_delivered_on_both(run: RunSummary, kernel_6_1: Kernel, ker
         assert got["overflow_sigio"][1]["pollin"] == 0  # the overflow path alone
 
 
-def test_measurements_agree_with_the_expectations_table_and_nothing_else_is_found(run: RunSummary) -> None:
+def test_measurements_agree_with_the_expectations_table_and_nothing_else_is_found(run: RunSummary, catalogue: Catalogue) -> None:
     for result in run.results:
-        found = findings([result])
+        found = findings([result], catalogue)
         assert found == [], "\n".join(map(str, found))
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import sigwake
+from sigwake.catalogue import Catalogue
 from sigwake.cli import parser
 from sigwake.report import FORMATS, REGISTRY, ReportOptions, render, write_reports
 from sigwake.report_input import load_input
@@ -29,19 +30,19 @@ def test_every_render_module_with_a_format_is_offered_and_nothing_else() -> None
     assert tuple(offered.choices) == FORMATS
 
 
-def test_writing_writes_every_format_s_files_and_printing_prints_them(tmp_path: Path) -> None:
+def test_writing_writes_every_format_s_files_and_printing_prints_them(tmp_path: Path, catalogue: Catalogue) -> None:
     results = tmp_path / "results"
     shutil.copytree(RESULTS, results, ignore=shutil.ignore_patterns("*.png"))
-    given = load_input(results, ReportOptions())
+    given = load_input(results, ReportOptions(), catalogue)
     expected = {results / name for fmt in REGISTRY.values() for name in fmt.render(given) if name}
-    assert set(write_reports(results, ReportOptions())) == expected
+    assert set(write_reports(results, ReportOptions(), catalogue)) == expected
     for name, fmt in REGISTRY.items():
-        assert render(results, name, ReportOptions()) == "".join(fmt.render(given).values())
+        assert render(results, name, ReportOptions(), catalogue) == "".join(fmt.render(given).values())
     with pytest.raises(ValueError, match="no report format 'pdf'"):
-        render(results, "pdf", ReportOptions())
+        render(results, "pdf", ReportOptions(), catalogue)
 
 
 @pytest.mark.parametrize("name, fmt", [("matrix.md", "markdown"), ("index.html", "html")])
-def test_the_committed_reports_are_what_the_committed_results_render_to(name: str, fmt: str) -> None:
-    assert (RESULTS / name).read_text() == render(RESULTS, fmt, ReportOptions()), (
+def test_the_committed_reports_are_what_the_committed_results_render_to(name: str, fmt: str, catalogue: Catalogue) -> None:
+    assert (RESULTS / name).read_text() == render(RESULTS, fmt, ReportOptions(), catalogue), (
         f"results/{name} is not what the stored results render to: run ./sigwake report --results results")

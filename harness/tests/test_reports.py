@@ -21,6 +21,7 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from ktap_rules import check as ktap_problems
+from sigwake.catalogue import Catalogue
 from sigwake.judgement import Outcome, judge
 from sigwake.console import frame_line
 from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
@@ -69,29 +70,29 @@ DEAD = kernel("7.0.1-amd64", "7.0.1-amd64", [case("watermark_sigio", Verdict.BOO
     (DEAD, "watermark_sigio", "root", Outcome.MISS),
 ])
 def test_each_case_is_judged_against_what_is_known(k: KernelResult, name: str, privilege: str,
-                                                   outcome: Outcome) -> None:
+                                                   outcome: Outcome, catalogue: Catalogue) -> None:
     found = next(c for c in k.reproducers if c.name == name and c.privilege == privilege)
-    judged = judge(k, found)
+    judged = judge(k, found, catalogue)
     assert judged.outcome is outcome, judged.why
     if outcome is Outcome.XFAIL:
         assert "fd20bb51ed39" in judged.why
 
 
-def test_ktap_follows_the_rules_and_maps_each_outcome() -> None:
-    text = render_ktap(OLD)
+def test_ktap_follows_the_rules_and_maps_each_outcome(catalogue: Catalogue) -> None:
+    text = render_ktap(OLD, catalogue)
     assert ktap_problems(text.splitlines()) == []
     assert "    ok 1 watermark_sigio # XFAIL not-delivered, as known of this kernel: fd20bb51ed39" in text
     assert "    ok 2 watermark_poll\n" in text
     assert "    not ok 3 exactly_once # ERROR error: the program reported no case" in text
     assert "    ok 1 watermark_sigio # SKIP perf_event_open: EACCES" in text
     assert "not ok 1 root" in text and "ok 2 user-paranoid3" in text  # the error fails its pass
-    regressed = render_ktap(REGRESSED)
+    regressed = render_ktap(REGRESSED, catalogue)
     assert "    not ok 1 watermark_sigio\n" in regressed and "# difference: regression" in regressed
-    assert ktap_problems(render_ktap(DEAD).splitlines()) == []
+    assert ktap_problems(render_ktap(DEAD, catalogue).splitlines()) == []
 
 
-def test_the_ktap_checker_catches_broken_documents() -> None:
-    good = render_ktap(OLD).splitlines()
+def test_the_ktap_checker_catches_broken_documents(catalogue: Catalogue) -> None:
+    good = render_ktap(OLD, catalogue).splitlines()
     assert ktap_problems(good[1:]) != []  # no version line
     renumbered = [line.replace("ok 2 watermark_poll", "ok 3 watermark_poll") for line in good]
     assert any("numbered" in p for p in ktap_problems(renumbered))
@@ -99,9 +100,9 @@ def test_the_ktap_checker_catches_broken_documents() -> None:
     assert any("names repeat" in p for p in ktap_problems(doubled))
 
 
-def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path) -> None:
+def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path, catalogue: Catalogue) -> None:
     path = tmp_path / "junit.xml"
-    path.write_text(render_junit([OLD, REGRESSED, DEAD]))
+    path.write_text(render_junit([OLD, REGRESSED, DEAD], catalogue))
     suites = {suite.name: suite for suite in JUnitXml.fromfile(str(path))}
     assert set(suites) == {"6.1.0-57-amd64/root", "6.1.0-57-amd64/user-paranoid3", "6.12.9-amd64/root",
                            "7.0.1-amd64/root"}
@@ -171,8 +172,8 @@ def no_nulls(value: object) -> bool:
     return value is not None
 
 
-def test_kcidb_stays_inside_v5_3_and_maps_statuses(tmp_path: Path) -> None:
-    data = render_kcidb([OLD, REGRESSED, DEAD], tmp_path, "sigwake_lab")
+def test_kcidb_stays_inside_v5_3_and_maps_statuses(tmp_path: Path, catalogue: Catalogue) -> None:
+    data = render_kcidb([OLD, REGRESSED, DEAD], catalogue, tmp_path, "sigwake_lab")
     jsonschema.validate(data, KCIDB_V5_3)
     assert no_nulls(data)
     builds = {b["id"] for b in data["builds"]}
@@ -192,22 +193,22 @@ def test_kcidb_stays_inside_v5_3_and_maps_statuses(tmp_path: Path) -> None:
     assert [(t["path"], t["status"]) for t in dead] == [("boot", "FAIL"), ("sigwake.root.watermark_sigio", "MISS")]
     assert dead[0]["log_excerpt"] == "panic here"  # the boot's own console tail; MISS only for what never ran
     assert all(b["status"] == "PASS" and b["config_name"] == "debian amd64 generic" for b in data["builds"])
-    assert render_kcidb([OLD, REGRESSED, DEAD], tmp_path, "sigwake_lab") == data  # ids stable across re-renders
+    assert render_kcidb([OLD, REGRESSED, DEAD], catalogue, tmp_path, "sigwake_lab") == data  # ids stable across re-renders
     with pytest.raises(ValueError, match="origin"):
-        render_kcidb([OLD], tmp_path, "Not-An-Origin")
+        render_kcidb([OLD], catalogue, tmp_path, "Not-An-Origin")
 
 
-def test_the_committed_results_render_in_every_format(tmp_path: Path) -> None:
+def test_the_committed_results_render_in_every_format(tmp_path: Path, catalogue: Catalogue) -> None:
     results = tmp_path / "results"
     shutil.copytree(COMMITTED, results)
-    written = write_reports(results, ReportOptions())
+    written = write_reports(results, ReportOptions(), catalogue)
     assert {p.name for p in written} >= {"matrix.md", "junit.xml", "submission.json", "index.html"}
     for ktap in (results / "ktap").glob("*.ktap"):
         assert ktap_problems(ktap.read_text().splitlines()) == [], ktap
     jsonschema.validate(json.loads((results / "kcidb" / "submission.json").read_text()), KCIDB_V5_3)
     assert load_results(results).unreadable == []  # no report is mistaken for a result file
     JUnitXml.fromfile(str(results / "junit.xml"))
-    summary = render(results, "summary", ReportOptions())
+    summary = render(results, "summary", ReportOptions(), catalogue)
     assert summary.count("\n") >= len(list(COMMITTED.glob("*.json")))
     assert "watermark_sigio not-delivered" in summary and summary.splitlines()[-1].startswith("findings: ")
 
@@ -215,31 +216,31 @@ def test_the_committed_results_render_in_every_format(tmp_path: Path) -> None:
 CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"  # results/ of sigwake 05cf824c3a89, schema 2
 
 
-def test_a_kernel_that_oopsed_mid_run_is_never_none(tmp_path: Path) -> None:
+def test_a_kernel_that_oopsed_mid_run_is_never_none(tmp_path: Path, catalogue: Catalogue) -> None:
     # The cloud 6.12.95 kernel that oopsed mid-run, as an older sigwake recorded it (schema 2: no splats): its
     # crash is read back from its console log, attributed to the case that ran, and the last line counts it.
     shutil.copytree(CRASH, tmp_path / "results")
-    summary = render(tmp_path / "results", "summary", ReportOptions())
+    summary = render(tmp_path / "results", "summary", ReportOptions(), catalogue)
     assert ("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC: double fault in "
             "kmem_cache_alloc_noprof ([user-paranoid1] set_output_sigio_fasync_on_source)") in summary
     assert summary.splitlines()[-1] == "findings: 34 (1 crash, 33 lost)"
-    kcidb = json.loads(render(tmp_path / "results", "kcidb", ReportOptions()))
+    kcidb = json.loads(render(tmp_path / "results", "kcidb", ReportOptions(), catalogue))
     assert {t["path"]: t["status"] for t in kcidb["tests"]}["boot"] == "FAIL"
-    junit = JUnitXml.fromstring(render(tmp_path / "results", "junit", ReportOptions()))
+    junit = JUnitXml.fromstring(render(tmp_path / "results", "junit", ReportOptions(), catalogue))
     suites = {suite.name: suite for suite in junit}
     cut = suites["6.12.95+deb12-cloud-amd64/user-paranoid1"]
     assert cut.failures == 1 and cut.errors == 6  # the case it cut off fails; the 6 programs after it never ran
 
 
-def test_a_truncated_or_foreign_result_is_named_and_the_rest_still_render(tmp_path: Path) -> None:
+def test_a_truncated_or_foreign_result_is_named_and_the_rest_still_render(tmp_path: Path, catalogue: Catalogue) -> None:
     write_result(tmp_path, OLD)
     (tmp_path / "cut.json").write_text(json.dumps(to_data(REGRESSED))[:300])
     (tmp_path / "foreign.json").write_text('{"hello": "world"}')
     for fmt in ("summary", "markdown", "html"):
-        text = render(tmp_path, fmt, ReportOptions())
+        text = render(tmp_path, fmt, ReportOptions(), catalogue)
         assert "cut.json" in text and "foreign.json" in text, fmt
         assert "6.1.0-57-amd64" in text, fmt
-    assert "6.1.0-57-amd64" in render(tmp_path, "ktap", ReportOptions())
+    assert "6.1.0-57-amd64" in render(tmp_path, "ktap", ReportOptions(), catalogue)
 
 
 class Cells(HTMLParser):
@@ -284,11 +285,11 @@ def png_colours(png: bytes) -> int:
     return len({row[j:j + channels] for row in rows for j in range(0, len(row), channels * 5)})
 
 
-def test_the_html_page_renders_in_a_real_browser(tmp_path: Path) -> None:
+def test_the_html_page_renders_in_a_real_browser(tmp_path: Path, catalogue: Catalogue) -> None:
     chromium = shutil.which("chromium")
     assert chromium is not None, "chromium is missing: ./sigwake setup installs it for the tests"
     page = tmp_path / "index.html"
-    page.write_text(render_html([OLD, REGRESSED, DEAD]))
+    page.write_text(render_html([OLD, REGRESSED, DEAD], catalogue))
     flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,900"]
     dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120,
                          check=True).stdout
@@ -303,15 +304,15 @@ def test_the_html_page_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert png_colours(screenshot.read_bytes()) > 20  # drawn, not blank
 
 
-def test_the_picture_draws_the_boundary_where_the_signal_starts(tmp_path: Path) -> None:
+def test_the_picture_draws_the_boundary_where_the_signal_starts(tmp_path: Path, catalogue: Catalogue) -> None:
     fixed = kernel("6.12.118-amd64", "6.12.118-amd64", [case("watermark_sigio", D)])
     cells = Cells()
-    cells.feed(render_html([fixed, OLD]))  # given out of order: drawn in version order
+    cells.feed(render_html([fixed, OLD], catalogue))  # given out of order: drawn in version order
     assert cells.points == ["6.1.0-57-amd64=not-delivered", "6.12.118-amd64=delivered"]
     assert cells.boundary
 
 
-def test_kcidb_counts_splats_boots_and_source_versions_as_kernelci_does(tmp_path: Path) -> None:
+def test_kcidb_counts_splats_boots_and_source_versions_as_kernelci_does(tmp_path: Path, catalogue: Catalogue) -> None:
     warn = Splat("warning", "WARNING in perf_event_wakeup", 3, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
                  case="watermark_sigio", tainted_before="0", tainted_after="512")
     console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n",
@@ -323,7 +324,7 @@ def test_kcidb_counts_splats_boots_and_source_versions_as_kernelci_does(tmp_path
     rt = dataclasses.replace(splatted, kernel_id="6.12.9-rt-amd64", splats=[],
                              origin=dataclasses.replace(splatted.origin, package="linux-image-6.12.9-rt-amd64",
                                                         sha256="f" * 64))
-    data = render_kcidb([splatted, rt], tmp_path, "sigwake", "https://logs.example.org/run1")
+    data = render_kcidb([splatted, rt], catalogue, tmp_path, "sigwake", "https://logs.example.org/run1")
     jsonschema.validate(data, KCIDB_V5_3)
     assert len(data["checkouts"]) == 1  # generic and rt of one source version: one checkout
     by_path = {(t["build_id"], t["path"]): t for t in data["tests"]}
@@ -340,12 +341,12 @@ def test_kcidb_counts_splats_boots_and_source_versions_as_kernelci_does(tmp_path
     assert next(b for b in data["builds"] if b["id"] == build)["start_time"] == "2026-10-12T00:00:00+00:00"
 
 
-def test_a_kernel_built_from_source_is_a_checkout_of_its_commit(tmp_path: Path) -> None:
+def test_a_kernel_built_from_source_is_a_checkout_of_its_commit(tmp_path: Path, catalogue: Catalogue) -> None:
     commit = "0123456789abcdef0123456789abcdef01234567"
     built = dataclasses.replace(OLD, origin=Origin("file", path="/b/vmlinux", sha256="e" * 64, git_tree="/src/linux",
                                                   git_commit=commit, config="tinyconfig + perf.config",
                                                   built_at="2026-11-30T16:40:00+00:00"))
-    data = render_kcidb([built], tmp_path)
+    data = render_kcidb([built], catalogue, tmp_path)
     jsonschema.validate(data, KCIDB_V5_3)
     (checkout,), (build,) = data["checkouts"], data["builds"]
     assert (checkout["git_commit_hash"], checkout["misc"]["tree"]) == (commit, "/src/linux")
@@ -367,11 +368,11 @@ document.body.appendChild(out);
 </script>"""
 
 
-def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while_scrolling(tmp_path: Path) -> None:
+def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while_scrolling(tmp_path: Path, catalogue: Catalogue) -> None:
     results = tmp_path / "results"
     shutil.copytree(COMMITTED, results)
     shutil.copytree(CRASH, results, dirs_exist_ok=True)  # the kernel that oopsed, among the others
-    write_reports(results, ReportOptions())
+    write_reports(results, ReportOptions(), catalogue)
     page = (results / "index.html").read_text()
     assert "PANIC: double fault in kmem_cache_alloc_noprof" in page.split('id="qa"')[0]  # the crash, above all else
     probe = results / "probe.html"

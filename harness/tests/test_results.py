@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+from sigwake.catalogue import Catalogue
 from sigwake.outcome import case_verdicts
 from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
 from sigwake.ktap import parse_program
@@ -51,21 +52,21 @@ def test_rewriting_replaces_and_keeps_other_kernels(tmp_path: Path) -> None:
     assert loaded["b"].reproducers[0].verdict is Verdict.DELIVERED
 
 
-def test_a_foreign_or_truncated_file_is_named_and_the_others_still_load(tmp_path: Path) -> None:
+def test_a_foreign_or_truncated_file_is_named_and_the_others_still_load(tmp_path: Path, catalogue: Catalogue) -> None:
     write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
     (tmp_path / "notes.json").write_text("{}")
     (tmp_path / "cut.json").write_text(json.dumps(to_data(result("x", "6.1", Verdict.DELIVERED)))[:200])
     loaded = load_results(tmp_path)
     assert [r.kernel_id for r in loaded.results] == ["6.1.0-57-amd64"]
     assert sorted(u.split(":")[0].rsplit("/", 1)[-1] for u in loaded.unreadable) == ["cut.json", "notes.json"]
-    text = render(tmp_path, "markdown", ReportOptions())
+    text = render(tmp_path, "markdown", ReportOptions(), catalogue)
     assert "| 6.1.0-57-amd64 |" in text and "notes.json: not a sigwake result file" in text
 
 
-def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
+def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path, catalogue: Catalogue) -> None:
     write_result(tmp_path, result("6.12.118+deb13-amd64", "6.12.118+deb13-amd64", Verdict.NOT_DELIVERED))
     write_result(tmp_path, result("6.1.0-57-amd64", "6.1.0-57-amd64", Verdict.NOT_DELIVERED))
-    text = render(tmp_path, "markdown", ReportOptions())
+    text = render(tmp_path, "markdown", ReportOptions(), catalogue)
     header = next(line for line in text.splitlines() if line.startswith("| reproducer |"))
     assert header == "| reproducer | 6.1.0-57-amd64 | 6.12.118+deb13-amd64 |"  # ordered by release
     row = next(line for line in text.splitlines() if line.startswith("| watermark_sigio |"))
@@ -79,17 +80,17 @@ def test_matrix_orders_kernels_and_flags_mismatches(tmp_path: Path) -> None:
     dead = result("6.12.95+deb12-amd64", "6.12.95+deb12-amd64", Verdict.BOOT_FAILED)
     dead.boot = BootRecord("boot-failed", 4.0, 1300, "Kernel panic - not syncing: Fatal exception")
     write_result(tmp_path, dead)
-    text = render(tmp_path, "markdown", ReportOptions())
+    text = render(tmp_path, "markdown", ReportOptions(), catalogue)
     assert "6.12.95+deb12-amd64: difference" not in text
     assert ("- 6.12.95+deb12-amd64: lost: 1 cases never reached a verdict (boot-failed: Kernel panic - not syncing: "
             "Fatal exception): [root] watermark_sigio\n") in text
 
 
-def test_matrix_shows_a_missing_cell() -> None:
+def test_matrix_shows_a_missing_cell(catalogue: Catalogue) -> None:
     only_poll = result("x", "6.1.0", Verdict.DELIVERED)
     only_poll.reproducers = only_poll.reproducers[1:]
     other = result("y", "6.1.0", Verdict.NOT_DELIVERED)
-    assert "| – |" in render_matrix([only_poll, other])
+    assert "| – |" in render_matrix([only_poll, other], catalogue)
 
 
 def test_a_dirty_tree_is_said_loudly(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sigwake.catalogue import Catalogue
 from sigwake import expectations
 from sigwake.guest import GuestOutcome
 from sigwake.mutants import MutantResult, table
@@ -36,8 +37,8 @@ def result(name: str, verdict: Verdict, privilege: str = "root", **evidence: str
     ("memlock_budget", M, W, "regresses"),
     ("watermark_sigio", N, Verdict.NO_WAKEUP, "changes"),
 ])
-def test_verdict_changes(case: str, before: Verdict, after: Verdict, outcome: str) -> None:
-    assert compare(result(case, before), result(case, after)) == (outcome, (), "")
+def test_verdict_changes(case: str, before: Verdict, after: Verdict, outcome: str, catalogue: Catalogue) -> None:
+    assert compare(result(case, before), result(case, after), catalogue) == (outcome, (), "")
 
 
 def split(name: str, runs: dict[str, int]) -> ReproResult:
@@ -52,57 +53,57 @@ def split(name: str, runs: dict[str, int]) -> ReproResult:
     (N, {"delivered": 3, "not-delivered": 2}, "changes", "intermittent 2/5: not-delivered x2"),
 ])
 def test_a_patched_kernel_whose_runs_split_is_a_finding(before: Verdict, runs: dict[str, int], outcome: str,
-                                                        how: str) -> None:
-    change = pair(outcome_of(result("watermark_sigio", before)), outcome_of(split("watermark_sigio", runs)))[0]
+                                                        how: str, catalogue: Catalogue) -> None:
+    change = pair(outcome_of(result("watermark_sigio", before)), outcome_of(split("watermark_sigio", runs)), catalogue)[0]
     assert (change.outcome, change.qualifier, change.is_finding) == (outcome, how, True)
     assert f"{outcome} ({how})" in str(change)
 
 
-def test_a_splat_on_the_patched_kernel_regresses_the_case_whatever_its_verdict() -> None:
+def test_a_splat_on_the_patched_kernel_regresses_the_case_whatever_its_verdict(catalogue: Catalogue) -> None:
     warn = Splat("warning", "WARNING in perf_event_wakeup", 120, "WARNING: ...", privilege="root",
                  case="watermark_sigio")
     base = outcome_of(result("watermark_sigio", D), result("watermark_poll", D))
     patched = GuestOutcome("6.12.0", BootRecord("ok"), [result("watermark_sigio", D), result("watermark_poll", D)],
                            {}, splats=[warn])
-    changes = {c.case: c for c in pair(base, patched)}
+    changes = {c.case: c for c in pair(base, patched, catalogue)}
     assert changes["watermark_sigio"].outcome == "regresses"
     assert changes["watermark_sigio"].qualifier == "kernel splat: WARNING in perf_event_wakeup"
     assert changes["watermark_poll"].outcome == "no change"
     # the same report on both kernels is not the patch's doing
-    assert pair(patched, patched)[0].outcome == "no change"
+    assert pair(patched, patched, catalogue)[0].outcome == "no change"
 
 
-def test_a_change_in_defining_evidence_is_reported_though_the_verdict_stays() -> None:
+def test_a_change_in_defining_evidence_is_reported_though_the_verdict_stays(catalogue: Catalogue) -> None:
     before = result("setsig_siginfo_watermark", D, si_code="1", si_band="0x41", records="4")
     after = result("setsig_siginfo_watermark", D, si_code="6", si_band="0x41", records="5")
-    assert compare(before, after) == ("regresses", ("si_code",), "")  # records are not defining: they may vary
-    assert compare(before, before) == ("no change", (), "")
+    assert compare(before, after, catalogue) == ("regresses", ("si_code",), "")  # records are not defining: they may vary
+    assert compare(before, before, catalogue) == ("no change", (), "")
 
 
-def test_unprivileged_passes_are_judged_by_their_own_expectations() -> None:
+def test_unprivileged_passes_are_judged_by_their_own_expectations(catalogue: Catalogue) -> None:
     refused = result("switch_support_cpu_wide", Verdict.UNSUPPORTED, "user-paranoid1")
     opened = result("switch_support_cpu_wide", D, "user-paranoid1")
-    assert expectations.correct("switch_support_cpu_wide", "user-paranoid1") is Verdict.UNSUPPORTED
-    assert compare(refused, opened)[0] == "regresses"
+    assert expectations.correct(catalogue, "switch_support_cpu_wide", "user-paranoid1") is Verdict.UNSUPPORTED
+    assert compare(refused, opened, catalogue)[0] == "regresses"
 
 
 def outcome_of(*results: ReproResult) -> GuestOutcome:
     return GuestOutcome("6.12.0", BootRecord("ok"), list(results), {})
 
 
-def test_a_case_that_dies_or_vanishes_after_the_patch_is_reported() -> None:
+def test_a_case_that_dies_or_vanishes_after_the_patch_is_reported(catalogue: Catalogue) -> None:
     died = ReproResult("watermark_sigio", Verdict.ERROR, "the program reported no case and ended: killed by signal 29",
                        {"ended": "killed by signal 29"}, None, "root", {"error": 3})
     changes = {c.case: c for c in pair(outcome_of(result("watermark_sigio", D), result("watermark_poll", D)),
-                                       outcome_of(died, result("exactly_once", D)))}
+                                       outcome_of(died, result("exactly_once", D)), catalogue)}
     assert changes["watermark_sigio"].outcome == "lost" and "killed by signal 29" in str(changes["watermark_sigio"])
     assert changes["watermark_poll"].outcome == "lost" and changes["watermark_poll"].after is None
     assert changes["exactly_once"].outcome == "appeared"
 
 
-def test_the_mutant_table_names_the_cases_and_scores() -> None:
+def test_the_mutant_table_names_the_cases_and_scores(catalogue: Catalogue) -> None:
     caught = MutantResult(Path("01-a.patch"), [pair(outcome_of(result("watermark_sigio", D)),
-                                                    outcome_of(result("watermark_sigio", N)))[0]])
+                                                    outcome_of(result("watermark_sigio", N)), catalogue)[0]])
     survivor = MutantResult(Path("02-b.patch"), [])
     broken = MutantResult(Path("03-c.patch"), build_error="make failed")
     text = table([caught, survivor, broken])

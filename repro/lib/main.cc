@@ -4,6 +4,7 @@
 //   PROGRAM               every case
 //   PROGRAM --case NAME   that case alone (the guest runs each in its own process)
 //   PROGRAM --list        the case names, one per line
+//   PROGRAM --list --json each case's facts (facts.h), for the harness
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -23,14 +24,23 @@ std::vector<Case>& registered_cases() {
 
 int main(int argc, char** argv) {
   const char* only = nullptr;
-  if (argc == 2 && std::strcmp(argv[1], "--list") == 0) {
-    for (const sigwake::Case& c : sigwake::registered_cases()) std::printf("%s\n", c.name);
-    return 0;
+  if (argc >= 2 && std::strcmp(argv[1], "--list") == 0) {
+    if (argc == 3 && std::strcmp(argv[2], "--json") == 0) {
+      std::vector<sigwake::NamedFacts> facts;
+      for (const sigwake::Case& c : sigwake::registered_cases()) facts.push_back({c.name, c.facts});
+      const std::string text = sigwake::facts_json(facts);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    }
+    if (argc == 2) {
+      for (const sigwake::Case& c : sigwake::registered_cases()) std::printf("%s\n", c.name);
+      return 0;
+    }
   }
   if (argc == 3 && std::strcmp(argv[1], "--case") == 0) {
     only = argv[2];
   } else if (argc != 1) {
-    std::fprintf(stderr, "usage: %s [--list | --case NAME]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--list [--json] | --case NAME]\n", argv[0]);
     return 2;
   }
   std::vector<sigwake::Report> reports;

@@ -1,0 +1,74 @@
+"""Each case carries its own facts next to its code (repro/lib/facts.h): `PROGRAM --list --json` prints them,
+checked against schemas/case-facts.v1.json, and the catalogue of every program is what the judgement, validate
+and the reports read. These tests hold the programs and the catalogue to that."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sigwake import kconfig
+from sigwake.binaries import Binaries
+from sigwake.catalogue import Catalogue, CatalogueError, parse, read
+from sigwake.cli import REPO
+from sigwake.store import load_results
+from sigwake.verdicts import Verdict
+
+
+def test_every_listed_case_has_its_facts_in_the_same_order(built: Binaries, catalogue: Catalogue) -> None:
+    listed = [name for path in built.reproducers.values()
+              for name in subprocess.run([str(path), "--list"], capture_output=True, text=True,
+                                         check=True).stdout.split()]
+    assert listed == list(catalogue.cases)
+    for case in catalogue.cases.values():
+        assert case.expected, f"{case.name}: nothing is known of it"
+        assert all(e.source for e in case.expected)
+        assert "CONFIG_PERF_EVENTS" in case.kconfig
+
+
+def test_a_variant_written_once_is_two_cases_with_their_own_facts(catalogue: Catalogue) -> None:
+    overflow, watermark = catalogue.cases["setown_ex_tid_overflow"], catalogue.cases["setown_ex_tid_watermark"]
+    assert overflow.program == watermark.program == "setown_ex_tid"
+    assert overflow.expected[0].since is None and overflow.expected[0].after is Verdict.DELIVERED
+    fix = watermark.expected[0]
+    assert (fix.since, fix.commit, fix.before, fix.after) == ((6, 10), "fd20bb51ed39", Verdict.NOT_DELIVERED,
+                                                             Verdict.DELIVERED)
+    assert [c for c in catalogue.cases if c.startswith("set_output_sigio_")] == [
+        "set_output_sigio_fasync_on_target", "set_output_sigio_fasync_on_source", "set_output_sigio_fasync_on_both"]
+
+
+def test_every_option_a_case_needs_is_in_the_default_kernel_config(catalogue: Catalogue) -> None:
+    merged: dict[str, str] = {}
+    for path in kconfig.default_fragments(REPO / "kernel-configs"):
+        merged |= kconfig.read_fragment(path).options
+    missing = {f"{c.name}: {option}" for c in catalogue.cases.values() for option in c.kconfig
+               if merged.get(option) != "y"}
+    assert not missing, "kernels built from source would lack what these cases need: " + ", ".join(sorted(missing))
+
+
+def test_every_stored_case_is_known_to_the_catalogue(catalogue: Catalogue) -> None:
+    stored = {case.name for kernel in load_results(REPO / "results").results for case in kernel.reproducers}
+    assert stored and stored <= set(catalogue.cases), sorted(stored - set(catalogue.cases))
+
+
+def test_facts_that_break_the_schema_or_repeat_a_case_are_refused(built: Binaries, tmp_path: Path) -> None:
+    good = {"schema": 1, "cases": [{"name": "a_case", "expected": [], "defining": [], "shown": [], "kconfig": []}]}
+    assert [c.name for c in parse("prog", json.dumps(good))] == ["a_case"]
+    bad = json.loads(json.dumps(good))
+    bad["cases"][0]["expected"] = [{"before": "delivered", "after": "maybe", "since": None, "commit": None,
+                                    "source": "s", "passes": None, "origins": None}]
+    with pytest.raises(CatalogueError, match="prog --list --json: breaks case-facts schema 1 at cases/0/expected/0"):
+        parse("prog", json.dumps(bad))
+    with pytest.raises(CatalogueError, match="prog --list --json"):
+        parse("prog", "not json")
+    twice = {"one": built.reproducers["watermark_sigio"], "two": built.reproducers["watermark_sigio"]}
+    with pytest.raises(CatalogueError, match="case watermark_sigio is declared by one and two"):
+        read(twice)
+    failing = tmp_path / "failing"
+    failing.write_text("#!/bin/sh\necho broken >&2\nexit 3\n")
+    failing.chmod(0o755)
+    with pytest.raises(CatalogueError, match="failed \\(3\\): broken"):
+        read({"failing": failing})

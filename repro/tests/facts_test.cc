@@ -1,0 +1,33 @@
+// A case's facts as `PROGRAM --list --json` prints them: quoting that survives
+// any source text, and the shape the harness's schema asks for.
+#include "../lib/facts.h"
+
+#include <gtest/gtest.h>
+
+namespace sigwake {
+namespace {
+
+TEST(Facts, QuotesAndControlCharactersAreEscaped) {
+  const Facts facts{.expected = {always(Verdict::kDelivered, "a \"quoted\" commit\\path\tand tab")}};
+  const std::string json = facts_json({{"a_case", &facts}});
+  EXPECT_NE(json.find(R"("source": "a \"quoted\" commit\\path\u0009and tab")"), std::string::npos) << json;
+}
+
+TEST(Facts, EveryFieldIsPrintedAndUnsetOnesAreNull) {
+  const Facts facts{.expected = {watermark_fix().in_passes({"root"}), bpf_needs_privilege()},
+                    .defining = kSiginfoEvidence + Words{"crossings"},
+                    .shown = {"records"},
+                    .kconfig = kPerfConfig};
+  const std::string json = facts_json({{"one", &facts}, {"two", &facts}});
+  EXPECT_EQ(json.rfind(R"({"schema": 1, "cases": [)", 0), 0u) << json;
+  EXPECT_NE(json.find(R"("before": "not-delivered", "after": "delivered", "since": "6.10", "commit": "fd20bb51ed39")"),
+            std::string::npos);
+  EXPECT_NE(json.find(R"("passes": ["root"], "origins": null})"), std::string::npos);
+  EXPECT_NE(json.find(R"("since": null, "commit": null)"), std::string::npos);
+  EXPECT_NE(json.find(R"("defining": ["si_signo", "si_code", "si_band", "crossings"])"), std::string::npos);
+  EXPECT_NE(json.find(R"({"name": "two")"), std::string::npos);
+  EXPECT_EQ(json.substr(json.size() - 3), "]}\n");
+}
+
+}  // namespace
+}  // namespace sigwake
