@@ -14,7 +14,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import cmp_to_key
 from pathlib import Path
 from typing import Protocol
@@ -29,6 +28,7 @@ from .guest import GuestConfig
 from .kernels import Kernel, KernelCache, file_kernel
 from .progress import Progress
 from .targets import target_for
+from .outcomes import BisectionRecord, Mark, Step, now
 from .verdicts import Verdict
 
 
@@ -40,12 +40,6 @@ class BisectError(RuntimeError):
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code
-
-
-class Mark(str, Enum):
-    OLD = "old"
-    NEW = "new"
-    SKIP = "skip"
 
 
 # How a candidate whose runs split is marked: "old" when the old verdict shows in any run (it still
@@ -60,14 +54,6 @@ class Probed:
     verdict: Verdict | None  # None: not judged (the note says why); FLAKY: its runs split
     note: str
     runs: dict[str, int] = field(default_factory=dict)  # verdict -> runs
-
-
-@dataclass(frozen=True)
-class Step:
-    candidate: str
-    verdict: Verdict | None  # None: not judged (the note says why)
-    note: str
-    mark: Mark
 
 
 class Tester(Protocol):
@@ -363,3 +349,8 @@ def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Prog
 
     tester = PackageTester(fetch, dict(zip(names, ordered)), probe)
     return bisect(ListSearch(names), tester, names[0], names[-1], progress, jobs, split)
+
+
+def bisection_record(report: BisectReport, subject: str, over: str, commit: str, exit_code: int) -> BisectionRecord:
+    return BisectionRecord(now(), commit, subject, over, report.old, report.new, list(report.first_changed),
+                           report.last_old, report.confidence, list(report.steps), report.summary(subject), exit_code)

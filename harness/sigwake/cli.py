@@ -16,7 +16,7 @@ from .exit_codes import COULD_NOT_TEST, FINDING, INTERRUPTED, NO_FINDING, USAGE,
 from .judgement import findings, untested
 from .render_summary import render_summary
 from .report import FORMATS, ReportOptions, render, write_reports
-from .bisect import SPLIT, BisectError, BisectReport, Probe, bisect_debian, bisect_tree
+from .bisect import SPLIT, BisectError, BisectReport, Probe, bisect_debian, bisect_tree, bisection_record
 from .build import BuildError, BuildRequest, KernelBuilder
 from .catalogue import Catalogue
 from .debian import DebianError
@@ -27,7 +27,6 @@ from .atomic import DiskFullError
 from .store import NoResults, write_bisection, write_validation
 from .orchestrator import Interrupted, RunConfig, RunSummary, run_kernels, source_commit
 from .targets import guest_for_arch
-from .outcomes import bisection_record, validation_record
 from .lava_api import LavaServer
 from .lava_job import default_files, prepare_job, write_jobs
 from .lava_target import LavaLab, lava_accel
@@ -35,7 +34,8 @@ from .patches import PatchError
 from .progress import Progress
 from .qa import QaConfig, render_qa, run_qa
 from .expectations import HEADLINE
-from .validate import CaseChange, validate_patch
+from .outcomes import CaseChange
+from .validate import validate_patch, validation_record
 from .verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[2]

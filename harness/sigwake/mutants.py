@@ -17,7 +17,8 @@ from .binaries import Binaries
 from .build import BuildError, BuildRequest, BuiltKernel, KernelBuilder
 from .guest import GuestConfig, GuestOutcome
 from .progress import Progress
-from .validate import CaseChange, boot_built, pair
+from .outcomes import CaseChange
+from .validate import boot_built, pair
 from .verdicts import Verdict
 
 # The outcomes that say "this kernel behaves differently"; inconclusive ones do not.

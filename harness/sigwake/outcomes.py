@@ -1,19 +1,65 @@
-"""What validate-patch and bisect found, as records kept beside the kernel results (results/validations/,
-results/bisections/), so that a command's answer outlives its terminal: typed here, checked against their
-JSON Schema by the store, rendered by the reports."""
+"""What validate-patch and bisect found (a case's change between two kernels, a bisection's steps), as
+records kept beside the kernel results (results/validations/, results/bisections/), so that a command's
+answer outlives its terminal: typed here, checked against their JSON Schema by the store, rendered by the
+reports."""
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
 
-from .bisect import BisectReport, Step
-from .validate import CaseChange, Validation
+from enum import Enum
+
+from .model import ReproResult
 from .verdicts import Verdict
 
 
 def now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+OUTCOMES = ("fixes", "regresses", "changes", "no change", "inconclusive", "lost", "appeared")
+FINDINGS = ("regresses", "changes", "lost")  # what the patch did that a gate must stop on (exit 1)
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    case: str
+    privilege: str
+    outcome: str  # one of OUTCOMES
+    before: ReproResult | None  # None: the case did not run on the base kernel
+    after: ReproResult | None  # None: it did not run on the patched kernel
+    differing: tuple[str, ...] = ()  # defining evidence keys whose values changed
+    qualifier: str = ""  # "intermittent 2/5", "kernel splat: WARNING in ...": how the outcome came about
+
+    @property
+    def is_finding(self) -> bool:
+        return self.outcome in FINDINGS
+
+    def __str__(self) -> str:
+        def shown(r: ReproResult | None) -> str:
+            if r is None:
+                return "missing"
+            keys = ("records", "pollin", "signals", *self.differing)
+            evidence = " ".join(f"{k}={r.evidence[k]}" for k in dict.fromkeys(keys) if k in r.evidence)
+            return f"{r.verdict} ({evidence})" if evidence else f"{r.verdict}: {r.reason}" if r.reason else str(r.verdict)
+        what = f" ({', '.join(self.differing)} changed)" if self.differing else ""
+        how = f" ({self.qualifier})" if self.qualifier else ""
+        return f"{self.case} [{self.privilege}]: {self.outcome}{how}{what}: {shown(self.before)} -> {shown(self.after)}"
+
+
+class Mark(str, Enum):
+    OLD = "old"
+    NEW = "new"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Step:
+    candidate: str
+    verdict: Verdict | None  # None: not judged (the note says why)
+    note: str
+    mark: Mark
 
 
 @dataclass(frozen=True)
@@ -36,12 +82,6 @@ class ValidationRecord:
         return f"{self.recorded_at.replace(':', '')}-{self.patches[0] if self.patches else 'none'}"
 
 
-def validation_record(validation: Validation, tree: str, patches: list[str], passes: list[str], repeat: int,
-                      commit: str, last_line: str, exit_code: int) -> ValidationRecord:
-    return ValidationRecord(now(), commit, tree, validation.base.tree_state, validation.patched.tree_state, patches,
-                            passes, repeat, list(validation.changes), last_line, exit_code)
-
-
 @dataclass(frozen=True)
 class BisectionRecord:
     recorded_at: str
@@ -61,8 +101,3 @@ class BisectionRecord:
     @property
     def name(self) -> str:
         return f"{self.recorded_at.replace(':', '')}-{self.subject.replace(':', '-')}"
-
-
-def bisection_record(report: BisectReport, subject: str, over: str, commit: str, exit_code: int) -> BisectionRecord:
-    return BisectionRecord(now(), commit, subject, over, report.old, report.new, list(report.first_changed),
-                           report.last_old, report.confidence, list(report.steps), report.summary(subject), exit_code)

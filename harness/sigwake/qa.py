@@ -21,11 +21,8 @@ from .model import KernelResult, QaBoundary, QaLine, QaStep
 from .orchestrator import RunConfig, RunSummary, run_kernels
 from .progress import Progress
 from .expectations import HEADLINE
+from .change import verdict_changes
 from .store import write_qa
-from .verdicts import Verdict
-
-KERNEL_VERDICTS = {str(v) for v in Verdict if v.is_kernel_verdict}
-
 
 @dataclass(frozen=True)
 class QaConfig:
@@ -65,13 +62,6 @@ def lines_of(queries: list[DebianQuery], summary: RunSummary) -> list[QaLine]:
     return list(lines.values())
 
 
-def changes(line: QaLine) -> list[tuple[QaStep, QaStep]]:
-    """Neighbouring steps whose verdicts differ, where both are kernel verdicts (a failed boot says
-    nothing about the kernel's behaviour)."""
-    judged = [s for s in line.steps if s.verdict in KERNEL_VERDICTS]
-    return [(a, b) for a, b in zip(judged, judged[1:]) if a.verdict != b.verdict]
-
-
 def find_boundary(cache: KernelCache, line: QaLine, old: QaStep, new: QaStep, probe: Probe, progress: Progress,
                   jobs: int, split: str = "old") -> QaBoundary:
     ends = (Package(old.suite, old.package, old.version), Package(new.suite, new.package, new.version))
@@ -95,7 +85,7 @@ def run_qa(config: QaConfig, probe_for: Callable[[str], Probe] | None, progress:
     lines = lines_of(queries, summary)
     cache = KernelCache(config.run.cache, config.run.apt_sources)
     for line in lines:
-        for old, new in changes(line):
+        for old, new in verdict_changes(line):
             if config.bisect and probe_for is not None:
                 progress.step(f"qa: {line.arch} {line.flavour}: {old.verdict} on {old.package} {old.version}, "
                               f"{new.verdict} on {new.package} {new.version}; bisecting the packages between")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bisect import Step
-from .outcomes import BisectionRecord, ValidationRecord
+from .outcomes import BisectionRecord, Step, ValidationRecord
 
 
 def validation_heading(v: ValidationRecord) -> str:

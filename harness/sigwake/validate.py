@@ -8,80 +8,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import expectations
 from .binaries import Binaries
 from .catalogue import Catalogue
-from .judgement import intermittent
+from .change import compare
 from .build import BuildRequest, BuiltKernel, KernelBuilder
 from .guest import GuestConfig, GuestOutcome
 from .kernels import file_kernel
 from .targets import QemuTarget
 from .progress import Progress
-from .verdicts import Verdict
-from .model import ReproResult
-
-
-OUTCOMES = ("fixes", "regresses", "changes", "no change", "inconclusive", "lost", "appeared")
-FINDINGS = ("regresses", "changes", "lost")  # what the patch did that a gate must stop on (exit 1)
-
-
-@dataclass(frozen=True)
-class CaseChange:
-    case: str
-    privilege: str
-    outcome: str  # one of OUTCOMES
-    before: ReproResult | None  # None: the case did not run on the base kernel
-    after: ReproResult | None  # None: it did not run on the patched kernel
-    differing: tuple[str, ...] = ()  # defining evidence keys whose values changed
-    qualifier: str = ""  # "intermittent 2/5", "kernel splat: WARNING in ...": how the outcome came about
-
-    @property
-    def is_finding(self) -> bool:
-        return self.outcome in FINDINGS
-
-    def __str__(self) -> str:
-        def shown(r: ReproResult | None) -> str:
-            if r is None:
-                return "missing"
-            keys = ("records", "pollin", "signals", *self.differing)
-            evidence = " ".join(f"{k}={r.evidence[k]}" for k in dict.fromkeys(keys) if k in r.evidence)
-            return f"{r.verdict} ({evidence})" if evidence else f"{r.verdict}: {r.reason}" if r.reason else str(r.verdict)
-        what = f" ({', '.join(self.differing)} changed)" if self.differing else ""
-        how = f" ({self.qualifier})" if self.qualifier else ""
-        return f"{self.case} [{self.privilege}]: {self.outcome}{how}{what}: {shown(self.before)} -> {shown(self.after)}"
-
-
-def differing_evidence(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, ...]:
-    """The evidence the case's facts call defining (which signal, why, the counts a kernel bug can change while
-    the verdict word stays), compared where both sides report it."""
-    return tuple(k for k in catalogue.defining(before.name)
-                 if k in before.evidence and k in after.evidence and before.evidence[k] != after.evidence[k])
-
-
-def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, tuple[str, ...], str]:
-    """The outcome for one case, the defining evidence that changed, and how ("intermittent k/n": the
-    patched kernel's runs split, k of n not the correct verdict). "fixes" and "regresses" are judged
-    against the behaviour of a kernel with every known fix (the cases' facts)."""
-    correct = expectations.correct(catalogue, before.name, before.privilege)
-    if before.verdict.is_kernel_verdict and after.verdict is Verdict.FLAKY:
-        # The patched kernel shows another behaviour in some runs: never a pass.
-        k, n, others = intermittent(after, correct) or (0, 0, "")
-        how = f"intermittent {k}/{n}: {others}"
-        return ("regresses" if before.verdict is correct else "changes"), (), how
-    if before.verdict.is_kernel_verdict and after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):
-        # The same programs reached a verdict on the base kernel: what stops them now is the patch
-        # (a syscall it makes fail, a signal they never expected, a kernel that hangs or dies).
-        return "lost", (), ""
-    if not (before.verdict.is_kernel_verdict and after.verdict.is_kernel_verdict):
-        return "inconclusive", (), ""  # an error, a timeout, a failed boot or a split base says nothing
-    differing = differing_evidence(before, after, catalogue)
-    if before.verdict is after.verdict and not differing:
-        return "no change", (), ""
-    if correct is not None and after.verdict is correct and before.verdict is not correct:
-        return "fixes", differing, ""
-    if correct is not None and before.verdict is correct:
-        return "regresses", differing, ""
-    return "changes", differing, ""
+from .outcomes import CaseChange, ValidationRecord, now
 
 
 @dataclass
@@ -132,3 +67,9 @@ def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ..
         before, after = pool.map(lambda b: boot_built(b[0], initrd, binaries, config, work / f"{b[1]}.console.log",
                                                       b[1], progress), boots)
     return Validation(base, patched, pair(before, after, binaries.catalogue))
+
+
+def validation_record(validation: Validation, tree: str, patches: list[str], passes: list[str], repeat: int,
+                      commit: str, last_line: str, exit_code: int) -> ValidationRecord:
+    return ValidationRecord(now(), commit, tree, validation.base.tree_state, validation.patched.tree_state, patches,
+                            passes, repeat, list(validation.changes), last_line, exit_code)

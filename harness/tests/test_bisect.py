@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.bisect import BisectError, GitSearch, ListSearch, Mark, Probed, bisect
+from sigwake.bisect import BisectError, GitSearch, ListSearch, Probed, bisect
+from sigwake.outcomes import Mark
 from sigwake.build import git
 from sigwake.source_tree import commit_all
 from sigwake.verdicts import Verdict

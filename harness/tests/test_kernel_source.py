@@ -19,7 +19,8 @@ import pytest
 from sigwake.catalogue import Catalogue
 from sigwake import initramfs, kconfig, source_tree
 from sigwake.binaries import Binaries
-from sigwake.bisect import Mark, Probe, bisect_tree
+from sigwake.bisect import Probe, bisect_tree
+from sigwake.outcomes import Mark
 from sigwake.build import BuildError, BuildRequest, KernelBuilder, git
 from sigwake.cli import REPO
 from sigwake.guest import GuestConfig, run_guest

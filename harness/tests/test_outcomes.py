@@ -12,13 +12,14 @@ import pytest
 
 import sigwake.cli as cli
 from sigwake.catalogue import Catalogue
-from sigwake.bisect import BisectReport, Mark, Step
+from sigwake.bisect import BisectReport
 from sigwake.build import BuiltKernel
 from sigwake.exit_codes import FINDING, NO_FINDING
 from sigwake.model import ReproResult
 from sigwake.report import ReportOptions, render
 from sigwake.store import load_bisections, load_validations
-from sigwake.validate import CaseChange, Validation
+from sigwake.outcomes import CaseChange, Mark, Step
+from sigwake.validate import Validation
 from sigwake.verdicts import Verdict
 
 D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED

@@ -19,7 +19,8 @@ from sigwake.flavours import flavour_findings
 from sigwake.kernels import DebianQuery, KernelSpecError, arches_of, default_kernels, expand_specs, flavours_of
 from sigwake.model import KernelResult, Origin, QaBoundary, QaLine, QaStep
 from sigwake.orchestrator import RunConfig, RunSummary
-from sigwake.qa import QaConfig, changes, lines_of, qa_queries
+from sigwake.change import verdict_changes
+from sigwake.qa import QaConfig, lines_of, qa_queries
 from sigwake.render_html import render_html
 from sigwake.render_markdown import render_matrix
 from sigwake.report import ReportOptions, write_reports
@@ -105,7 +106,7 @@ def test_qa_lines_group_order_and_name_what_is_missing(tmp_path: Path) -> None:
     generic, rt = lines_of(queries, summary)
     assert [s.version for s in rt.steps] == ["6.1.192-3", "6.12.95-1~bpo12+1"]  # Debian version order
     assert generic.missing == ["bookworm-backports amd64 generic: bookworm-backports has no package matching x"]
-    assert rt.missing == [] and changes(rt) == []  # delivered on both: nothing to bisect
+    assert rt.missing == [] and verdict_changes(rt) == []  # delivered on both: nothing to bisect
 
 
 @pytest.mark.parametrize("verdicts, boundaries, sentence", [
@@ -124,7 +125,7 @@ def test_the_qa_sentence(verdicts: list[str], boundaries: list[tuple[str, str, s
 
 def test_a_failed_boot_is_no_change_of_behaviour() -> None:
     steps = [QaStep("a", "1", "s", "not-delivered"), QaStep("b", "2", "s", "boot-failed"), QaStep("c", "3", "s", "delivered")]
-    assert [(a.package, b.package) for a, b in changes(QaLine("amd64", "cloud", steps))] == [("a", "c")]
+    assert [(a.package, b.package) for a, b in verdict_changes(QaLine("amd64", "cloud", steps))] == [("a", "c")]
 
 
 LINE = QaLine("amd64", "rt", [QaStep("linux-image-6.1.0-57-rt-amd64", "6.1.192-3", "bookworm", "not-delivered"),

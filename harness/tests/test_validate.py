@@ -13,7 +13,8 @@ from sigwake import expectations
 from sigwake.guest import GuestOutcome
 from sigwake.mutants import MutantResult, table
 from sigwake.model import BootRecord, ReproResult, Splat
-from sigwake.validate import compare, pair
+from sigwake.change import compare
+from sigwake.validate import pair
 from sigwake.verdicts import Verdict
 
 D, N, W, M = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.WRONG_COUNT, Verdict.MEASURED
