@@ -17,12 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from sigwake import binaries, qemu  # noqa: E402
-from sigwake.cli import REPO, default_cache  # noqa: E402
-from sigwake.guest import GuestConfig  # noqa: E402
-from sigwake.targets import QemuTarget  # noqa: E402
-from sigwake.kernels import KernelCache, expand_specs  # noqa: E402
-from sigwake.progress import Progress  # noqa: E402
+from sigwake.programs import binaries  # noqa: E402
+from sigwake.targets import qemu  # noqa: E402
+from sigwake.commands.cli import REPO, default_cache  # noqa: E402
+from sigwake.targets.guest import GuestConfig  # noqa: E402
+from sigwake.targets.registry import QemuTarget  # noqa: E402
+from sigwake.kernels.kernels import KernelCache, expand_specs  # noqa: E402
+from sigwake.core.progress import Progress  # noqa: E402
 
 
 def median(values: list[float]) -> float:

@@ -20,14 +20,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from sigwake import binaries, kconfig, qemu, source_tree  # noqa: E402
-from sigwake.bisect import Probe, bisect_tree  # noqa: E402
-from sigwake.build import BuildRequest, KernelBuilder, git  # noqa: E402
-from sigwake.cli import REPO, default_cache  # noqa: E402
-from sigwake.guest import GuestConfig  # noqa: E402
-from sigwake.targets import QemuTarget  # noqa: E402
-from sigwake.kernels import KernelCache, file_kernel  # noqa: E402
-from sigwake.progress import Progress  # noqa: E402
+from sigwake.programs import binaries  # noqa: E402
+from sigwake.kernels import kconfig  # noqa: E402
+from sigwake.targets import qemu  # noqa: E402
+from sigwake.kernels import source_tree  # noqa: E402
+from sigwake.commands.bisect import Probe, bisect_tree  # noqa: E402
+from sigwake.kernels.build import BuildRequest, KernelBuilder, git  # noqa: E402
+from sigwake.commands.cli import REPO, default_cache  # noqa: E402
+from sigwake.targets.guest import GuestConfig  # noqa: E402
+from sigwake.targets.registry import QemuTarget  # noqa: E402
+from sigwake.kernels.kernels import KernelCache, file_kernel  # noqa: E402
+from sigwake.core.progress import Progress  # noqa: E402
 
 FIX = REPO / "harness/tests/kernel-patches/0001-perf-ring_buffer-signal-FASYNC-readers-at-watermark-wakeups-6.1.patch"
 

@@ -25,15 +25,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from sigwake import binaries, kconfig, qemu, source_tree  # noqa: E402
-from sigwake.build import KernelBuilder  # noqa: E402
-from sigwake.cli import REPO, default_cache  # noqa: E402
-from sigwake.guest import PRIVILEGES, GuestConfig  # noqa: E402
-from sigwake.kernels import KernelCache  # noqa: E402
-from sigwake.mutagen import MutagenError  # noqa: E402
-from sigwake.mutant_score import equivalents, judged, render, score_generated, write_score  # noqa: E402
-from sigwake.mutants import BaseBootError, score, table  # noqa: E402
-from sigwake.progress import Progress  # noqa: E402
+from sigwake.programs import binaries  # noqa: E402
+from sigwake.kernels import kconfig  # noqa: E402
+from sigwake.targets import qemu  # noqa: E402
+from sigwake.kernels import source_tree  # noqa: E402
+from sigwake.kernels.build import KernelBuilder  # noqa: E402
+from sigwake.commands.cli import REPO, default_cache  # noqa: E402
+from sigwake.targets.guest import PRIVILEGES, GuestConfig  # noqa: E402
+from sigwake.kernels.kernels import KernelCache  # noqa: E402
+from sigwake.commands.mutagen import MutagenError  # noqa: E402
+from sigwake.commands.mutant_score import equivalents, judged, render, score_generated, write_score  # noqa: E402
+from sigwake.commands.mutants import BaseBootError, score, table  # noqa: E402
+from sigwake.core.progress import Progress  # noqa: E402
 
 MUTANTS = Path(__file__).resolve().parent / "mutants"
 

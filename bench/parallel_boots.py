@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from sigwake.cli import REPO, default_cache  # noqa: E402
-from sigwake.orchestrator import RunConfig, run_kernels  # noqa: E402
-from sigwake.progress import Progress  # noqa: E402
+from sigwake.commands.cli import REPO, default_cache  # noqa: E402
+from sigwake.commands.orchestrator import RunConfig, run_kernels  # noqa: E402
+from sigwake.core.progress import Progress  # noqa: E402
 
 
 def main() -> int:

@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
-from sigwake.cli import main as sigwake  # noqa: E402
-from sigwake.exit_codes import FINDING, NO_FINDING  # noqa: E402
-from sigwake.store import load_qa, load_results  # noqa: E402
+from sigwake.commands.cli import main as sigwake  # noqa: E402
+from sigwake.core.exit_codes import FINDING, NO_FINDING  # noqa: E402
+from sigwake.store.store import load_qa, load_results  # noqa: E402
 
 
 def main() -> int:

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from sigwake import binaries, qemu
-from sigwake.catalogue import Catalogue
-from sigwake.kernels import DEFAULT_KERNELS, Kernel, KernelCache
-from sigwake.cli import REPO, default_cache
-from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
-from sigwake.progress import Progress
-from sigwake.report import ReportOptions, write_reports
+from sigwake.programs import binaries
+from sigwake.targets import qemu
+from sigwake.programs.catalogue import Catalogue
+from sigwake.kernels.kernels import DEFAULT_KERNELS, Kernel, KernelCache
+from sigwake.commands.cli import REPO, default_cache
+from sigwake.commands.orchestrator import RunConfig, RunSummary, run_kernels
+from sigwake.core.progress import Progress
+from sigwake.reports.report import ReportOptions, write_reports
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from sigwake.qemu import choose_accel, command, BootRequest, Accel
+from sigwake.targets.qemu import choose_accel, command, BootRequest, Accel
 from pathlib import Path
 
 

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.cli import REPO
-from sigwake.debian import DebianError, apt_source
-from sigwake.kernels import KernelCache, default_kernels
-from sigwake.orchestrator import RunConfig, run_kernels
-from sigwake.progress import Progress
-from sigwake.verdicts import Verdict
+from sigwake.commands.cli import REPO
+from sigwake.kernels.debian import DebianError, apt_source
+from sigwake.kernels.kernels import KernelCache, default_kernels
+from sigwake.commands.orchestrator import RunConfig, run_kernels
+from sigwake.core.progress import Progress
+from sigwake.core.verdicts import Verdict
 
 pytestmark = pytest.mark.slow
 

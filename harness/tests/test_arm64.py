@@ -10,19 +10,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sigwake.catalogue import Catalogue
-from sigwake import initramfs, qemu
-from sigwake.debian_names import HOST_ARCH
-from sigwake.judgement import findings
-from sigwake.binaries import build_for
-from sigwake.bisect import debian_packages
-from sigwake.build import BuildError
-from sigwake.cli import REPO, main
-from sigwake.cross import CrossTarget, cross_file
-from sigwake.kernels import KernelCache, KernelSpecError, default_kernels, file_kernel
-from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
-from sigwake.progress import Progress
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.programs import initramfs
+from sigwake.targets import qemu
+from sigwake.core.debian_names import HOST_ARCH
+from sigwake.judge.judgement import findings
+from sigwake.programs.binaries import build_for
+from sigwake.commands.bisect import debian_packages
+from sigwake.kernels.build import BuildError
+from sigwake.commands.cli import REPO, main
+from sigwake.kernels.cross import CrossTarget, cross_file
+from sigwake.kernels.kernels import KernelCache, KernelSpecError, default_kernels, file_kernel
+from sigwake.commands.orchestrator import RunConfig, RunSummary, run_kernels
+from sigwake.core.progress import Progress
+from sigwake.core.verdicts import Verdict
 from image_files import corrupt_bzimage
 
 EM_AARCH64 = 183

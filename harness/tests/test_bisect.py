@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.bisect import BisectError, GitSearch, ListSearch, Probed, bisect
-from sigwake.outcomes import Mark
-from sigwake.build import git
-from sigwake.source_tree import commit_all
-from sigwake.verdicts import Verdict
+from sigwake.commands.bisect import BisectError, GitSearch, ListSearch, Probed, bisect
+from sigwake.core.outcomes import Mark
+from sigwake.kernels.build import git
+from sigwake.kernels.source_tree import commit_all
+from sigwake.core.verdicts import Verdict
 
 D, N, W = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.NO_WAKEUP
 

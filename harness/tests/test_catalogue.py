@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from sigwake import kconfig
-from sigwake.binaries import Binaries
-from sigwake.catalogue import Catalogue, CatalogueError, parse, read
-from sigwake.cli import REPO
-from sigwake.store import load_results
-from sigwake.verdicts import Verdict
+from sigwake.kernels import kconfig
+from sigwake.programs.binaries import Binaries
+from sigwake.programs.catalogue import Catalogue, CatalogueError, parse, read
+from sigwake.commands.cli import REPO
+from sigwake.store.store import load_results
+from sigwake.core.verdicts import Verdict
 
 
 def test_every_listed_case_has_its_facts_in_the_same_order(built: Binaries, catalogue: Catalogue) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sigwake.cli import REPO, default_cache, parser
+from sigwake.commands.cli import REPO, default_cache, parser
 
 COMMANDS = {  # each command with the arguments it cannot go without
     "build": [], "validate-patch": ["--tree", "t", "--patch", "p"], "bisect": ["--repro", "watermark_sigio"],

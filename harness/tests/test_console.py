@@ -1,6 +1,6 @@
 """Token framing: only intact lines of this boot, in order, are results."""
 
-from sigwake.console import frame_line, panic_line, tail, unframe
+from sigwake.parse.console import frame_line, panic_line, tail, unframe
 
 
 def framed(token: str, payloads: list[str]) -> str:

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from sigwake import expectations
-from sigwake.binaries import Binaries
-from sigwake.bisect import Probe, bisect_debian, debian_packages
-from sigwake.guest import GuestConfig
-from sigwake.kernels import KernelCache
-from sigwake.progress import Progress
-from sigwake.qemu import Accel
-from sigwake.verdicts import Verdict
+from sigwake.judge import expectations
+from sigwake.programs.binaries import Binaries
+from sigwake.commands.bisect import Probe, bisect_debian, debian_packages
+from sigwake.targets.guest import GuestConfig
+from sigwake.kernels.kernels import KernelCache
+from sigwake.core.progress import Progress
+from sigwake.targets.qemu import Accel
+from sigwake.core.verdicts import Verdict
 
 pytestmark = pytest.mark.slow
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake.bisect import BisectReport
-from sigwake.cli import bisection_exit, main, summary_exit, validation_exit
-from sigwake.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING, USAGE, exit_code
-from sigwake.model import BootRecord
-from sigwake.orchestrator import RunSummary
-from sigwake.store import write_result
-from sigwake.outcomes import CaseChange, Mark, Step
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.commands.bisect import BisectReport
+from sigwake.commands.cli import bisection_exit, main, summary_exit, validation_exit
+from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING, USAGE, exit_code
+from sigwake.core.model import BootRecord
+from sigwake.commands.orchestrator import RunSummary
+from sigwake.store.store import write_result
+from sigwake.core.outcomes import CaseChange, Mark, Step
+from sigwake.core.verdicts import Verdict
 
 from test_judgement import case, kernel
 

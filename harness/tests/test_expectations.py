@@ -1,8 +1,8 @@
 """What is known of kernels, case by case from the catalogue and of whole kernels, and how a difference is named."""
 
-from sigwake.catalogue import Catalogue
-from sigwake import expectations
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge import expectations
+from sigwake.core.verdicts import Verdict
 
 
 def test_upstream_version_from_uname_releases() -> None:

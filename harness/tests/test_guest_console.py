@@ -1,10 +1,10 @@
 """How a boot's console becomes verdicts, on synthetic consoles: the cases a real
 kernel rarely gives us on demand (torn lines, half reports, QEMU errors)."""
 
-from sigwake.console import frame_line
-from sigwake.guest import interpret
-from sigwake.capture import Capture
-from sigwake.verdicts import Verdict
+from sigwake.parse.console import frame_line
+from sigwake.targets.guest import interpret
+from sigwake.targets.capture import Capture
+from sigwake.core.verdicts import Verdict
 
 TOKEN = "c0ffee"
 NAMES = ["watermark_poll", "watermark_sigio"]

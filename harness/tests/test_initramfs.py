@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from sigwake import initramfs
-from sigwake.binaries import Binaries
+from sigwake.programs import initramfs
+from sigwake.programs.binaries import Binaries
 
 
 def test_round_trip_keeps_paths_modes_data_and_devices() -> None:

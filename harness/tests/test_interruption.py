@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.atomic import DiskFullError
-from sigwake.cli import REPO
-from sigwake.kernels import Kernel
-from sigwake.store import write_result
+from sigwake.core.atomic import DiskFullError
+from sigwake.commands.cli import REPO
+from sigwake.kernels.kernels import Kernel
+from sigwake.store.store import write_result
 
 from conftest import spec
 from test_reports import OLD
@@ -28,7 +28,7 @@ from test_reports import OLD
 def start_run(results: Path, *kernels: Kernel, extra: tuple[str, ...] = (),
               own_group: bool = False) -> subprocess.Popen[str]:
     """`own_group`: the run leads a process group of its own, as a shell's foreground job does."""
-    argv = [sys.executable, "-m", "sigwake.cli", "run", "--results", str(results), "--jobs", "1", "--repeat", "1",
+    argv = [sys.executable, "-m", "sigwake.commands.cli", "run", "--results", str(results), "--jobs", "1", "--repeat", "1",
             *(a for k in kernels for a in ("--kernel", spec(k))), *extra]
     env = {**os.environ, "PYTHONPATH": str(REPO / "harness")}
     # A shell without job control starts its background commands with SIGINT ignored, and Python then

@@ -7,11 +7,11 @@ import hashlib
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake.judgement import Outcome, count_line, findings, judge
-from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
-from sigwake.render_summary import render_summary
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge.judgement import Outcome, count_line, findings, judge
+from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
+from sigwake.reports.render_summary import render_summary
+from sigwake.core.verdicts import Verdict
 
 D, N, U = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.UNSUPPORTED
 WARN = Splat("warning", "WARNING in perf_event_wakeup", 40, "WARNING: ...", privilege="root", case="watermark_sigio",

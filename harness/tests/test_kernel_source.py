@@ -16,23 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake import initramfs, kconfig, source_tree
-from sigwake.binaries import Binaries
-from sigwake.bisect import Probe, bisect_tree
-from sigwake.outcomes import Mark
-from sigwake.build import BuildError, BuildRequest, KernelBuilder, git
-from sigwake.cli import REPO
-from sigwake.guest import GuestConfig, run_guest
-from sigwake.judgement import Outcome, findings, judge
-from sigwake.kernels import KernelCache, file_kernel
-from sigwake.model import KernelResult, Origin, Runner
-from sigwake.mutant_score import score_generated
-from sigwake.mutants import score
-from sigwake.progress import Progress
-from sigwake.qemu import Accel
-from sigwake.validate import validate_patch
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.programs import initramfs
+from sigwake.kernels import kconfig
+from sigwake.kernels import source_tree
+from sigwake.programs.binaries import Binaries
+from sigwake.commands.bisect import Probe, bisect_tree
+from sigwake.core.outcomes import Mark
+from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git
+from sigwake.commands.cli import REPO
+from sigwake.targets.guest import GuestConfig, run_guest
+from sigwake.judge.judgement import Outcome, findings, judge
+from sigwake.kernels.kernels import KernelCache, file_kernel
+from sigwake.core.model import KernelResult, Origin, Runner
+from sigwake.commands.mutant_score import score_generated
+from sigwake.commands.mutants import score
+from sigwake.core.progress import Progress
+from sigwake.targets.qemu import Accel
+from sigwake.commands.validate import validate_patch
+from sigwake.core.verdicts import Verdict
 
 pytestmark = pytest.mark.slow
 

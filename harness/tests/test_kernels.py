@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.debian import IMAGE_MEMBER, DebianError, extract_image
-from sigwake.debian_names import as_glob
-from sigwake.kernels import DEFAULT_KERNELS, KernelCache, KernelSpecError, default_kernels, sha256_of
-from sigwake.progress import Progress
+from sigwake.kernels.debian import IMAGE_MEMBER, DebianError, extract_image
+from sigwake.core.debian_names import as_glob
+from sigwake.kernels.kernels import DEFAULT_KERNELS, KernelCache, KernelSpecError, default_kernels, sha256_of
+from sigwake.core.progress import Progress
 from image_files import corrupt_bzimage
 
 

@@ -1,8 +1,8 @@
 """The KTAP the reproducers and the guest init print, read back."""
 
-from sigwake.outcome import case_verdicts, judged, run_problem
-from sigwake.ktap import parse_guest, parse_program, parse_result
-from sigwake.verdicts import Verdict
+from sigwake.parse.outcome import case_verdicts, judged, run_problem
+from sigwake.parse.ktap import parse_guest, parse_program, parse_result
+from sigwake.core.verdicts import Verdict
 
 NOT_DELIVERED = """KTAP version 1
 1..1

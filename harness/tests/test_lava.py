@@ -15,19 +15,21 @@ import pytest
 import yaml
 
 from lava_lab import free_port
-from sigwake import console, initramfs, qemu
-from sigwake.cli import REPO, main
-from sigwake.guest import GuestConfig, boot_arguments
-from sigwake.kernels import Kernel
-from sigwake.lava_api import JobState, LavaError, LavaServer, base_url
-from sigwake.lava_job import PreparedJob, default_files, prepare_job, write_jobs
-from sigwake.lava_log import parse_log, unescape
-from sigwake.lava_target import LavaLab, wait_for
-from sigwake.model import Origin
-from sigwake.orchestrator import RunConfig, run_kernels
-from sigwake.progress import Progress
-from sigwake.store import load_result
-from sigwake.verdicts import Verdict
+from sigwake.parse import console
+from sigwake.programs import initramfs
+from sigwake.targets import qemu
+from sigwake.commands.cli import REPO, main
+from sigwake.targets.guest import GuestConfig, boot_arguments
+from sigwake.kernels.kernels import Kernel
+from sigwake.targets.lava_api import JobState, LavaError, LavaServer, base_url
+from sigwake.targets.lava_job import PreparedJob, default_files, prepare_job, write_jobs
+from sigwake.targets.lava_log import parse_log, unescape
+from sigwake.targets.lava_target import LavaLab, wait_for
+from sigwake.core.model import Origin
+from sigwake.commands.orchestrator import RunConfig, run_kernels
+from sigwake.core.progress import Progress
+from sigwake.store.store import load_result
+from sigwake.core.verdicts import Verdict
 from image_files import corrupt_bzimage
 
 TCG = qemu.Accel("tcg", "test")

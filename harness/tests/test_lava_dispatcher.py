@@ -13,14 +13,14 @@ import jinja2
 import pytest
 import yaml
 
-from sigwake import binaries
-from sigwake.guest import GuestConfig
-from sigwake.kernels import Kernel
-from sigwake.lava_job import default_files, prepare_job, write_jobs
-from sigwake.lava_log import parse_log
-from sigwake.lava_target import Waited, read_back
-from sigwake.orchestrator import RunSummary
-from sigwake import qemu
+from sigwake.programs import binaries
+from sigwake.targets.guest import GuestConfig
+from sigwake.kernels.kernels import Kernel
+from sigwake.targets.lava_job import default_files, prepare_job, write_jobs
+from sigwake.targets.lava_log import parse_log
+from sigwake.targets.lava_target import Waited, read_back
+from sigwake.commands.orchestrator import RunSummary
+from sigwake.targets import qemu
 
 DEVICE_TYPES = Path("/usr/share/lava-server/device-types")  # lava-server's templates, as a lab renders them
 

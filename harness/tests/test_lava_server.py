@@ -17,18 +17,18 @@ import yaml
 
 from conftest import spec
 from lava_lab import ADMIN_TOKEN, LocalLava, local_lava
-from sigwake.catalogue import Catalogue
-from sigwake.cli import REPO
-from sigwake.kernels import Kernel
-from sigwake.lava_api import LavaServer
-from sigwake.lava_job import default_files
-from sigwake.lava_target import LavaLab
-from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
-from sigwake.progress import Progress
-from sigwake.report import ReportOptions, write_reports
+from sigwake.programs.catalogue import Catalogue
+from sigwake.commands.cli import REPO
+from sigwake.kernels.kernels import Kernel
+from sigwake.targets.lava_api import LavaServer
+from sigwake.targets.lava_job import default_files
+from sigwake.targets.lava_target import LavaLab
+from sigwake.commands.orchestrator import RunConfig, RunSummary, run_kernels
+from sigwake.core.progress import Progress
+from sigwake.reports.report import ReportOptions, write_reports
 from image_files import corrupt_bzimage
-from sigwake.store import load_result
-from sigwake.verdicts import Verdict
+from sigwake.store.store import load_result
+from sigwake.core.verdicts import Verdict
 
 pytestmark = pytest.mark.skipif(any(shutil.which(t) is None for t in ("lava-server", "lava-worker", "lavacli")),
                                 reason="LAVA is not installed (./sigwake test installs lava-server, lava-dispatcher, "

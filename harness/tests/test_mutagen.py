@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.mutagen import MutagenError, further, generate, mutants_of, sample
+from sigwake.commands.mutagen import MutagenError, further, generate, mutants_of, sample
 
 DATA = Path(__file__).parent / "data" / "mutagen"
 FUNCTIONS = ("perf_output_wakeup", "send_sigio")

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake.build import BuildError, BuildRequest, BuiltKernel
-from sigwake.guest import GuestConfig, GuestOutcome
-from sigwake.model import BootRecord, ReproResult
-from sigwake.mutants import BaseBootError, score
-from sigwake.progress import Progress
-from sigwake.qemu import Accel
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.kernels.build import BuildError, BuildRequest, BuiltKernel
+from sigwake.targets.guest import GuestConfig, GuestOutcome
+from sigwake.core.model import BootRecord, ReproResult
+from sigwake.commands.mutants import BaseBootError, score
+from sigwake.core.progress import Progress
+from sigwake.targets.qemu import Accel
+from sigwake.core.verdicts import Verdict
 
 D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
 
@@ -105,7 +105,7 @@ def test_a_case_that_errs_on_the_unpatched_kernel_stops_the_score(tmp_path: Path
 
 
 def test_the_generated_score_keeps_each_record_and_renders_per_function_and_operator(tmp_path: Path) -> None:
-    from sigwake.mutant_score import MutantRecord, ScoreStore, judged, render, write_score
+    from sigwake.commands.mutant_score import MutantRecord, ScoreStore, judged, render, write_score
     killed = MutantRecord("rb-wakeup-statement-22-a", "kernel/events/ring_buffer.c", "perf_output_wakeup", "statement",
                           "killed", ["watermark_poll [root]: regresses: delivered -> no-wakeup"], "", "--- a\n+++ b\n")
     survivor = MutantRecord("rb-wakeup-bound-24-b", "kernel/events/ring_buffer.c", "perf_output_wakeup", "bound",
@@ -128,7 +128,7 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
 
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
 def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path: Path, catalogue: Catalogue) -> None:
-    from sigwake.mutant_score import score_generated
+    from sigwake.commands.mutant_score import score_generated
     tree = tmp_path / "tree"
     shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
     path = {"path.c": ("perf_output_wakeup", "send_sigio")}
@@ -168,8 +168,8 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
 def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_config_given(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
-    import sigwake.mutants
-    from sigwake.mutant_score import ScoreStore, score_generated
+    import sigwake.commands.mutants
+    from sigwake.commands.mutant_score import ScoreStore, score_generated
     tree = tmp_path / "tree"
     shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
     config = GuestConfig(Accel("tcg", "test"), repeat=2)
@@ -183,7 +183,7 @@ def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_
             raise KeyboardInterrupt
         return boot(case(N))
 
-    monkeypatch.setattr(sigwake.mutants, "boot_built", boot_built)
+    monkeypatch.setattr(sigwake.commands.mutants, "boot_built", boot_built)
 
     def run(rejudge: tuple[str, ...] = ()) -> list:
         return score_generated(FakeBuilder(), tree, (Path("lockdep.config"),), FakeBinaries(catalogue),  # type: ignore[arg-type]
@@ -203,8 +203,8 @@ def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
 def test_a_function_whose_sample_gave_no_verdict_is_sampled_further_until_one_is_killed_or_survives(
         tmp_path: Path, catalogue: Catalogue) -> None:
-    from sigwake.mutagen import mutants_of, sample
-    from sigwake.mutant_score import render, score_generated
+    from sigwake.commands.mutagen import mutants_of, sample
+    from sigwake.commands.mutant_score import render, score_generated
     tree = tmp_path / "tree"
     shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
     path = {"path.c": ("perf_output_wakeup", "send_sigio")}

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake import expectations, qemu
-from sigwake.binaries import Binaries
-from sigwake.guest import PRIVILEGES, GuestConfig, GuestOutcome
-from sigwake.kernels import host_kernel
-from sigwake.targets import HostTarget
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge import expectations
+from sigwake.targets import qemu
+from sigwake.programs.binaries import Binaries
+from sigwake.targets.guest import PRIVILEGES, GuestConfig, GuestOutcome
+from sigwake.kernels.kernels import host_kernel
+from sigwake.targets.registry import HostTarget
+from sigwake.core.verdicts import Verdict
 
 
 @pytest.fixture(scope="module")

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-import sigwake.cli as cli
-from sigwake.catalogue import Catalogue
-from sigwake.bisect import BisectReport
-from sigwake.build import BuiltKernel
-from sigwake.exit_codes import FINDING, NO_FINDING
-from sigwake.model import ReproResult
-from sigwake.report import ReportOptions, render
-from sigwake.store import load_bisections, load_validations
-from sigwake.outcomes import CaseChange, Mark, Step
-from sigwake.validate import Validation
-from sigwake.verdicts import Verdict
+import sigwake.commands.cli as cli
+from sigwake.programs.catalogue import Catalogue
+from sigwake.commands.bisect import BisectReport
+from sigwake.kernels.build import BuiltKernel
+from sigwake.core.exit_codes import FINDING, NO_FINDING
+from sigwake.core.model import ReproResult
+from sigwake.reports.report import ReportOptions, render
+from sigwake.store.store import load_bisections, load_validations
+from sigwake.core.outcomes import CaseChange, Mark, Step
+from sigwake.commands.validate import Validation
+from sigwake.core.verdicts import Verdict
 
 D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 
-from sigwake import protocol
-from sigwake.outcome import case_verdicts
-from sigwake.binaries import Binaries
-from sigwake.ktap import parse_program
-from sigwake.verdicts import Verdict, program_exit_code
+from sigwake.core import protocol
+from sigwake.parse.outcome import case_verdicts
+from sigwake.programs.binaries import Binaries
+from sigwake.parse.ktap import parse_program
+from sigwake.core.verdicts import Verdict, program_exit_code
 
 
 def test_cpp_and_python_follow_the_protocol_file(built: Binaries) -> None:

@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake.flavours import flavour_findings
-from sigwake.kernels import DebianQuery, KernelSpecError, arches_of, default_kernels, expand_specs, flavours_of
-from sigwake.model import KernelResult, Origin, QaBoundary, QaLine, QaStep
-from sigwake.orchestrator import RunConfig, RunSummary
-from sigwake.change import verdict_changes
-from sigwake.qa import QaConfig, lines_of, qa_queries
-from sigwake.render_html import render_html
-from sigwake.render_markdown import render_matrix
-from sigwake.report import ReportOptions, write_reports
-from sigwake.store import QA_FILE, load_qa, write_qa, write_result
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge.flavours import flavour_findings
+from sigwake.kernels.kernels import DebianQuery, KernelSpecError, arches_of, default_kernels, expand_specs, flavours_of
+from sigwake.core.model import KernelResult, Origin, QaBoundary, QaLine, QaStep
+from sigwake.commands.orchestrator import RunConfig, RunSummary
+from sigwake.judge.change import verdict_changes
+from sigwake.commands.qa import QaConfig, lines_of, qa_queries
+from sigwake.reports.render_html import render_html
+from sigwake.reports.render_markdown import render_matrix
+from sigwake.reports.report import ReportOptions, write_reports
+from sigwake.store.store import QA_FILE, load_qa, write_qa, write_result
+from sigwake.core.verdicts import Verdict
 
 from test_reports import D, N, case, kernel
 

@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake import expectations
-from sigwake.binaries import Binaries
-from sigwake.bisect import Probe
-from sigwake.cli import REPO
-from sigwake.flavours import flavour_findings
-from sigwake.guest import GuestConfig
-from sigwake.kernels import Kernel
-from sigwake.orchestrator import RunConfig, RunSummary
-from sigwake.progress import Progress
-from sigwake.qa import QaConfig, run_qa
-from sigwake.qemu import Accel
-from sigwake.report import ReportOptions, write_reports
-from sigwake.store import load_qa
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge import expectations
+from sigwake.programs.binaries import Binaries
+from sigwake.commands.bisect import Probe
+from sigwake.commands.cli import REPO
+from sigwake.judge.flavours import flavour_findings
+from sigwake.targets.guest import GuestConfig
+from sigwake.kernels.kernels import Kernel
+from sigwake.commands.orchestrator import RunConfig, RunSummary
+from sigwake.core.progress import Progress
+from sigwake.commands.qa import QaConfig, run_qa
+from sigwake.targets.qemu import Accel
+from sigwake.reports.report import ReportOptions, write_reports
+from sigwake.store.store import load_qa
 
 pytestmark = pytest.mark.slow
 

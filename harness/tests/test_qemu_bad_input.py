@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sigwake import initramfs
-from sigwake.cli import REPO
-from sigwake.guest import GuestConfig, run_guest
-from sigwake.kernels import Kernel
-from sigwake.orchestrator import RunConfig, run_kernels
-from sigwake.progress import Progress
+from sigwake.programs import initramfs
+from sigwake.commands.cli import REPO
+from sigwake.targets.guest import GuestConfig, run_guest
+from sigwake.kernels.kernels import Kernel
+from sigwake.commands.orchestrator import RunConfig, run_kernels
+from sigwake.core.progress import Progress
 from image_files import corrupt_bzimage
-from sigwake.qemu import Accel
-from sigwake.verdicts import Verdict
+from sigwake.targets.qemu import Accel
+from sigwake.core.verdicts import Verdict
 
 
 def test_a_corrupt_image_is_recorded_as_boot_failed(tmp_path: Path, cache_root: Path) -> None:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake.judgement import findings
-from sigwake.cli import REPO
-from sigwake.kernels import Kernel
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge.judgement import findings
+from sigwake.commands.cli import REPO
+from sigwake.kernels.kernels import Kernel
 from conftest import spec
-from sigwake.orchestrator import RunConfig, RunSummary, run_kernels
-from sigwake.progress import Progress
-from sigwake.verdicts import Verdict
+from sigwake.commands.orchestrator import RunConfig, RunSummary, run_kernels
+from sigwake.core.progress import Progress
+from sigwake.core.verdicts import Verdict
 
 
 @pytest.fixture(scope="module")

@@ -11,18 +11,18 @@ from pathlib import Path
 
 import pytest
 
-import sigwake
-from sigwake.catalogue import Catalogue
-from sigwake.cli import parser
-from sigwake.report import FORMATS, REGISTRY, ReportOptions, render, write_reports
-from sigwake.report_input import load_input
+import sigwake.reports
+from sigwake.programs.catalogue import Catalogue
+from sigwake.commands.cli import parser
+from sigwake.reports.report import FORMATS, REGISTRY, ReportOptions, render, write_reports
+from sigwake.reports.report_input import load_input
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 
 def test_every_render_module_with_a_format_is_offered_and_nothing_else() -> None:
-    modules = {m.name for m in pkgutil.iter_modules(sigwake.__path__) if m.name.startswith("render_")}
-    with_format = {m for m in modules if hasattr(__import__(f"sigwake.{m}", fromlist=["FORMAT"]), "FORMAT")}
+    modules = {m.name for m in pkgutil.iter_modules(sigwake.reports.__path__) if m.name.startswith("render_")}
+    with_format = {m for m in modules if hasattr(__import__(f"sigwake.reports.{m}", fromlist=["FORMAT"]), "FORMAT")}
     assert len(with_format) == len(FORMATS)
     assert FORMATS == ("summary", "markdown", "ktap", "junit", "kcidb", "html")
     offered = next(a for a in parser()._subparsers._group_actions[0].choices["report"]._actions  # type: ignore[union-attr]

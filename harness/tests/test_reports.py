@@ -20,19 +20,19 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from ktap_rules import check as ktap_problems
-from sigwake.catalogue import Catalogue
-from sigwake.judgement import Outcome, judge
-from sigwake.console import frame_line
-from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
-from sigwake.report import ReportOptions, render, write_reports
-from sigwake.render_html import render_html
-from sigwake.render_junit import render_junit
-from sigwake.render_kcidb import render_kcidb
-from sigwake.render_ktap import render_ktap
-from sigwake.typed_json import to_data
-from sigwake.store import load_results, write_result
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge.judgement import Outcome, judge
+from sigwake.parse.console import frame_line
+from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
+from sigwake.reports.report import ReportOptions, render, write_reports
+from sigwake.reports.render_html import render_html
+from sigwake.reports.render_junit import render_junit
+from sigwake.reports.render_kcidb import render_kcidb
+from sigwake.parse import ktap
+from sigwake.reports.render_ktap import render_ktap
+from sigwake.core.typed_json import to_data
+from sigwake.store.store import load_results, write_result
+from sigwake.core.verdicts import Verdict
 
 COMMITTED = Path(__file__).resolve().parents[2] / "results"
 D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
@@ -93,11 +93,20 @@ def test_ktap_follows_the_rules_and_maps_each_outcome(catalogue: Catalogue) -> N
 
 def test_the_ktap_checker_catches_broken_documents(catalogue: Catalogue) -> None:
     good = render_ktap(OLD, catalogue).splitlines()
-    assert ktap_problems(good[1:]) != []  # no version line
+    assert ktap_problems(good[1:])[0] == "the first line is not 'KTAP version 1' (line 1)"
     renumbered = [line.replace("ok 2 watermark_poll", "ok 3 watermark_poll") for line in good]
-    assert any("numbered" in p for p in ktap_problems(renumbered))
+    where = renumbered.index("    ok 3 watermark_poll") + 1  # the whole document's line, not the subtest's
+    assert ktap_problems(renumbered) == [f"in root: result 3 where 2 was next (line {where})"]
     doubled = [line.replace("exactly_once", "watermark_poll") for line in good]
-    assert any("names repeat" in p for p in ktap_problems(doubled))
+    assert any(p.startswith("in root: watermark_poll reported twice (line") for p in ktap_problems(doubled))
+    last_subtest = max(i for i, line in enumerate(good) if line == "    KTAP version 1") + 1
+    assert ktap_problems(good[:-1]) == [f"a subtest with no result line after it (line {last_subtest})",
+                                        "planned 2, reported 1 (line 4)"]
+
+
+def ktap_problems(lines: list[str]) -> list[str]:
+    """What breaks ktap.rst, from the one KTAP reader."""
+    return ktap.read(lines).all_problems()
 
 
 def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -203,8 +212,8 @@ def test_the_committed_results_render_in_every_format(tmp_path: Path, catalogue:
     shutil.copytree(COMMITTED, results)
     written = write_reports(results, ReportOptions(), catalogue)
     assert {p.name for p in written} >= {"matrix.md", "junit.xml", "submission.json", "index.html"}
-    for ktap in (results / "ktap").glob("*.ktap"):
-        assert ktap_problems(ktap.read_text().splitlines()) == [], ktap
+    for document in (results / "ktap").glob("*.ktap"):
+        assert ktap_problems(document.read_text().splitlines()) == [], document
     jsonschema.validate(json.loads((results / "kcidb" / "submission.json").read_text()), KCIDB_V5_3)
     assert load_results(results).unreadable == []  # no report is mistaken for a result file
     JUnitXml.fromfile(str(results / "junit.xml"))

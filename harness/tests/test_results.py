@@ -4,15 +4,15 @@ import json
 import shutil
 from pathlib import Path
 
-from sigwake.catalogue import Catalogue
-from sigwake.outcome import case_verdicts
-from sigwake.model import BootRecord, KernelResult, Origin, ReproResult, Runner
-from sigwake.ktap import parse_program
-from sigwake.render_markdown import render_matrix
-from sigwake.report import ReportOptions, render
-from sigwake.store import load_results, write_result
-from sigwake.typed_json import to_data
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.parse.outcome import case_verdicts
+from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner
+from sigwake.parse.ktap import parse_program
+from sigwake.reports.render_markdown import render_matrix
+from sigwake.reports.report import ReportOptions, render
+from sigwake.store.store import load_results, write_result
+from sigwake.core.typed_json import to_data
+from sigwake.core.verdicts import Verdict
 
 CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"  # a schema 2 result and its console log
 
@@ -94,8 +94,8 @@ def test_matrix_shows_a_missing_cell(catalogue: Catalogue) -> None:
 
 
 def test_a_dirty_tree_is_said_loudly(tmp_path: Path) -> None:
-    from sigwake.build import git
-    from sigwake.orchestrator import dirty_warning, source_commit
+    from sigwake.kernels.build import git
+    from sigwake.commands.orchestrator import dirty_warning, source_commit
     git(tmp_path, "init", "-q")
     (tmp_path / "f").write_text("one\n")
     (tmp_path / "results").mkdir()

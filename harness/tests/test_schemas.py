@@ -11,12 +11,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from sigwake import schema
-from sigwake.model import KernelResult, QaLine
-from sigwake.mutant_score import MutantRecord
-from sigwake.outcomes import BisectionRecord, ValidationRecord
-from sigwake.store import QA_FILE, load_qa, load_results, write_checked
-from sigwake.typed_json import from_data, to_data
+from sigwake.core import schema
+from sigwake.core.model import KernelResult, QaLine
+from sigwake.commands.mutant_score import MutantRecord
+from sigwake.core.outcomes import BisectionRecord, ValidationRecord
+from sigwake.store.store import QA_FILE, load_qa, load_results, write_checked
+from sigwake.core.typed_json import from_data, to_data
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 RECORDS = {"kernel-result": KernelResult, "validation": ValidationRecord, "bisection": BisectionRecord}

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from sigwake import console, ktap, splats
-from sigwake.attribution import attribute
-from sigwake.console import frame_line
+from sigwake.parse import console
+from sigwake.parse import ktap
+from sigwake.parse import splats
+from sigwake.parse.attribution import attribute
+from sigwake.parse.console import frame_line
 
 DATA = Path(__file__).parent / "data" / "splats"
 # The cloud 6.12.95 kernel that oopsed mid-run under TCG, as results/ held it (schema 2, sigwake 05cf824c3a89).

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.catalogue import Catalogue
-from sigwake import expectations
-from sigwake.guest import GuestOutcome
-from sigwake.mutants import MutantResult, table
-from sigwake.model import BootRecord, ReproResult, Splat
-from sigwake.change import compare
-from sigwake.validate import pair
-from sigwake.verdicts import Verdict
+from sigwake.programs.catalogue import Catalogue
+from sigwake.judge import expectations
+from sigwake.targets.guest import GuestOutcome
+from sigwake.commands.mutants import MutantResult, table
+from sigwake.core.model import BootRecord, ReproResult, Splat
+from sigwake.judge.change import compare
+from sigwake.commands.validate import pair
+from sigwake.core.verdicts import Verdict
 
 D, N, W, M = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.WRONG_COUNT, Verdict.MEASURED
 

@@ -1,0 +1,178 @@
+"""The generated mutants' score, kept like results: one record per mutant (its
+function, operator, verdict, what killed it, its diff), saved as soon as it is
+judged so that a long score resumes where it stopped, then rendered per function
+and operator with every survivor's diff. A survivor explained in
+bench/mutants/equivalent.tsv (name, then why no program can tell) counts as
+equivalent, not as survived; one in bench/mutants/blind-spots.tsv (a program
+could tell, but no case here does) stays a survivor, with why beside it."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..core.atomic import atomic_write
+from ..programs.binaries import Binaries
+from ..kernels.build import KernelBuilder
+from ..targets.guest import GuestConfig
+from .mutagen import OPERATORS, PATH, Mutant, further, generate, sample
+from .mutants import Boot, MutantResult, score
+from ..core.progress import Progress
+from ..core.schema import CURRENT
+from ..store.store import write_checked
+from ..core.typed_json import from_data, to_data
+
+VERDICTS = ("killed", "survived", "equivalent", "build-failed", "boot-failed")
+
+
+@dataclass(frozen=True)
+class MutantRecord:
+    name: str
+    path: str
+    function: str
+    operator: str
+    verdict: str  # one of VERDICTS
+    killed_by: list[str] = field(default_factory=list)  # the changes that killed it, as validate-patch says them
+    why: str = ""  # the build or boot error, or why it is equivalent
+    diff: str = ""
+    config: str = ""  # the kernel-configs fragments of the kernels it was judged on
+    further: bool = False  # chosen beyond the sample, because its function's sample gave no verdict
+
+
+def record_of(mutant: Mutant, result: MutantResult, config: str) -> MutantRecord:
+    verdict = {"detected": "killed", "survived": "survived", "build failed": "build-failed",
+               "boot failed": "boot-failed"}[result.verdict]
+    return MutantRecord(mutant.name, mutant.path, mutant.function, mutant.operator, verdict,
+                        [str(c) for c in result.detected_by], result.build_error or result.boot_error or "",
+                        mutant.diff, config)
+
+
+class ScoreStore:
+    """One JSON file per judged mutant in a folder: what a resumed score skips."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def get(self, name: str) -> MutantRecord | None:
+        try:
+            return from_data(MutantRecord, json.loads((self.folder / f"{name}.json").read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def put(self, record: MutantRecord) -> None:
+        atomic_write(self.folder / f"{record.name}.json", json.dumps(to_data(record), indent=2) + "\n")
+
+
+def equivalents(explained: Path) -> dict[str, str]:
+    """name -> why no program can tell it from the kernel, from a tab-separated file ('#' lines are notes)."""
+    if not explained.exists():
+        return {}
+    found = {}
+    for line in explained.read_text().splitlines():
+        if line.strip() and not line.startswith("#") and "\t" in line:
+            name, why = line.split("\t", 1)
+            found[name.strip()] = why.strip()
+    return found
+
+
+def judged(records: list[MutantRecord], explained: dict[str, str],
+           blind_spots: dict[str, str] | None = None) -> list[MutantRecord]:
+    """Survivors that are explained become equivalent, with the explanation; those in `blind_spots` (a program
+    could tell, none here does) stay survivors, with why none sees them."""
+    blind = blind_spots or {}
+    return [replace(r, verdict="equivalent", why=explained[r.name]) if r.verdict == "survived" and r.name in explained
+            else replace(r, why=blind[r.name]) if r.verdict == "survived" and r.name in blind else r
+            for r in records]
+
+
+def render(records: list[MutantRecord], seconds: float | None = None) -> str:
+    """Markdown: the figure, a table per function and operator, then every survivor with its diff."""
+    counts = Counter(r.verdict for r in records)
+    judgeable = counts["killed"] + counts["survived"]
+    share = f"{100 * counts['killed'] / judgeable:.1f}%" if judgeable else "n/a"  # one decimal: 89.7% is no 90%
+    lines = ["# Generated kernel mutants", "",
+             f"**{counts['killed']} of {judgeable} non-equivalent mutants killed ({share})**; "
+             + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+             + (f"; this run {seconds:.0f} s" if seconds is not None else ""), "",
+             "| function | operator | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
+    groups: dict[tuple[str, str], Counter[str]] = {}
+    for r in records:
+        groups.setdefault((r.function, r.operator), Counter())[r.verdict] += 1
+    for (function, operator), c in sorted(groups.items()):
+        lines.append(f"| {function} | {operator} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    deeper = Counter(r.function for r in records if r.further)
+    if deeper:
+        lines += ["", "Sampled further, one mutant at a time until one was killed or survived (their functions' "
+                  "first sample was all equivalent or failed to build or boot): "
+                  + ", ".join(f"{f} +{n}" for f, n in sorted(deeper.items()))]
+    configs = Counter(r.config or "(not recorded)" for r in records)
+    lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({n} mutants)" for c, n in configs.most_common())]
+    unkilled = [f for f in sorted({r.function for r in records})
+                if not any(r.function == f and r.verdict == "killed" for r in records)]
+    if unkilled:
+        lines += ["", "Functions without a kill: " + ", ".join(unkilled)]
+    for r in (r for r in records if r.verdict in ("survived", "equivalent")):
+        lines += ["", f"## {r.verdict}: {r.name}", ""] + ([r.why, ""] if r.why else []) + (
+            [f"Judged on {r.config}.", ""] if r.config else []) + ["```diff", r.diff.rstrip(), "```"]
+    return "\n".join(lines) + "\n"
+
+
+def write_score(results_dir: Path, records: list[MutantRecord], seconds: float | None = None) -> list[Path]:
+    """results/mutants/score.json (every record) and results/mutants/score.md (not beside the kernel results,
+    which are every *.json of results/)."""
+    folder = results_dir / "mutants"
+    data = {"schema": CURRENT["mutant-score"], "seconds": seconds, "mutants": to_data(records)}
+    return [write_checked(folder / "score.json", "mutant-score", data),
+            atomic_write(folder / "score.md", render(records, seconds))]
+
+
+def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], binaries: Binaries,
+                    config: GuestConfig, work: Path, progress: Progress, per_group: int = 2,
+                    path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
+                    records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
+                    rejudge: tuple[str, ...] = (), only: tuple[str, ...] = (), explained: dict[str, str] | None = None,
+                    deepen: int = 0) -> list[MutantRecord]:
+    """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
+    judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
+    resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
+    tree and work folder and the records shared, judge the sample between them. Records whose verdict is in
+    `rejudge`, and those named in `only`, are judged (again) on these fragments, and then only they. A whole
+    (unsharded, not re-judging) score then deepens: up to `deepen` times, each function none of whose chosen mutants was killed or
+    survived (after `explained`) gets its next mutant (mutagen.further), judged if it was not: a function is not
+    left without a verdict because its first picks were equivalent or crashed, and the pick never looks at what
+    a mutant will do. Returns every chosen mutant's record that exists."""
+    generated = generate(tree, work / "patches", path or PATH, operators)
+    mutants = sample(generated, per_group)
+    store = ScoreStore(records or work / "records")
+    # A record judged again is replaced only once its new one exists: an interrupted run loses none.
+    again = {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.verdict in rejudge}
+    kernel_config = " + ".join(f.stem for f in fragments)
+    k, n = shard
+    todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and (
+        m.name in again or m.name in only or (store.get(m.name) is None and not (rejudge or only)))]
+    progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
+                  f" judged before, {len(todo)} to judge" + (f" ({len(again)} again)" if again else "")
+                  + (f" (shard {k + 1} of {n})" if n > 1 else ""))
+
+    def judge(items: list[tuple[Mutant, Path]]) -> None:
+        by_patch = {p: m for m, p in items}
+        if items:
+            score(builder, tree, fragments, [p for _, p in items], binaries, config, work, progress, boot,
+                  after_each=lambda result: store.put(record_of(by_patch[result.patch], result, kernel_config)))
+    judge(todo)
+    extra: list[tuple[Mutant, Path]] = []
+    for _ in range(deepen if n == 1 else 0):
+        so_far = judged([r for m, _ in mutants + extra if (r := store.get(m.name)) is not None], explained or {})
+        decided = {r.function for r in so_far if r.verdict in ("killed", "survived")}
+        undecided = sorted({m.function for m, _ in mutants} - decided)
+        picks = [p for f in undecided if (p := further(generated, mutants + extra, f)) is not None]
+        new = [item for item in picks if store.get(item[0].name) is None or item[0].name in only]
+        if not picks or any((rejudge or only) and item[0].name not in only for item in new):
+            break  # a re-judging or named run judges nothing it was not asked to
+        extra += picks
+        judge(new)
+    return ([r for m, _ in mutants if (r := store.get(m.name)) is not None]
+            + [replace(r, further=True) for m, _ in extra if (r := store.get(m.name)) is not None])

@@ -1,0 +1,150 @@
+"""The suite's kernel-mutant score: small deliberate bugs in the code that decides
+these signals, kept as patches (bench/mutants/), applied to a kernel tree one at
+a time and validated against the unpatched kernel, which boots once. Noise never
+kills a mutant: both boots must be good (a failed boot is booted once more; a base
+that fails twice stops the score), and a case kills it only with a difference
+that holds in every repeat: a verdict that changed in every run, or defining
+evidence that changed in the first run and again in a second boot of the mutant
+(the result keeps one run's evidence)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..programs.binaries import Binaries
+from ..kernels.build import BuildError, BuildRequest, BuiltKernel, KernelBuilder
+from ..targets.guest import GuestConfig, GuestOutcome
+from ..core.progress import Progress
+from ..core.outcomes import CaseChange
+from .validate import boot_built, pair
+from ..core.verdicts import Verdict
+
+# The outcomes that say "this kernel behaves differently"; inconclusive ones do not.
+DETECTING = ("regresses", "changes", "fixes", "lost", "appeared")
+
+# Boots a built kernel under a label ("unpatched", a mutant's name, "... again"): the real one boots it under
+# QEMU; tests give a fake.
+Boot = Callable[[BuiltKernel, str], GuestOutcome]
+
+
+class BaseBootError(RuntimeError):
+    """The unpatched kernel did not boot cleanly twice: no mutant can be judged against it."""
+
+
+@dataclass
+class MutantResult:
+    patch: Path
+    changes: list[CaseChange] = field(default_factory=list)  # every case whose outcome is not "no change"
+    build_error: str | None = None
+    boot_error: str | None = None  # the mutant kernel's boot failed twice (neither killed nor survived)
+    confirmed: list[CaseChange] = field(default_factory=list)  # evidence-only changes seen again in a second boot
+
+    @property
+    def name(self) -> str:
+        return self.patch.stem
+
+    @property
+    def detected_by(self) -> list[CaseChange]:
+        """The changes that kill it: a verdict changed in every run, or evidence changed in two boots."""
+        return [c for c in self.changes if solid(c)] + self.confirmed
+
+    @property
+    def verdict(self) -> str:
+        if self.build_error is not None:
+            return "build failed"
+        if self.boot_error is not None:
+            return "boot failed"
+        return "detected" if self.detected_by else "survived"
+
+
+def solid(change: CaseChange) -> bool:
+    """A change in the verdict in every run of both sides (no split, no case lost on both)."""
+    if change.qualifier.startswith("kernel splat"):  # the mutant kernel reported a bug of its own
+        return True
+    if change.outcome not in DETECTING or change.qualifier.startswith("intermittent"):
+        return False
+    sides = [r for r in (change.before, change.after) if r is not None]
+    if any(r.verdict is Verdict.FLAKY for r in sides):
+        return False
+    return change.before is None or change.after is None or change.before.verdict is not change.after.verdict
+
+
+def evidence_only(change: CaseChange) -> bool:
+    return change.outcome in DETECTING and not solid(change) and bool(change.differing)
+
+
+def good_boot(boot: Boot, built: BuiltKernel, label: str) -> tuple[GuestOutcome | None, str]:
+    """A boot that finished, booted once more when the first did not; None and both reasons when neither did."""
+    first = boot(built, label)
+    if first.boot.status == "ok":
+        return first, ""
+    second = boot(built, f"{label} again")
+    if second.boot.status == "ok":
+        return second, ""
+    return None, f"{first.boot.status}: {first.boot.detail}; again {second.boot.status}: {second.boot.detail}"
+
+
+def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patches: list[Path], binaries: Binaries,
+          config: GuestConfig, work: Path, progress: Progress, boot: Boot | None = None,
+          after_each: Callable[[MutantResult], None] | None = None) -> list[MutantResult]:
+    """Every mutant in `patches`, each against one good boot of the unpatched tree; `after_each` is told each
+    result as soon as it exists (a long score keeps what it judged)."""
+    work.mkdir(parents=True, exist_ok=True)
+    initrd = binaries.initramfs(work / "guest.cpio")
+    boot = boot or (lambda built, label: boot_built(built, initrd, binaries, config,
+                                                    work / f"{label.replace(' ', '-')}.console.log", label, progress))
+    base = builder.build(BuildRequest(tree, fragments), progress)
+    before, why = good_boot(boot, base, "unpatched")
+    if before is None:
+        raise BaseBootError(f"the unpatched kernel did not boot cleanly twice ({why}): the score stops")
+    # A case that errs on the unpatched kernel errs on every mutant too: it could kill none, and would pass for
+    # a case that saw nothing (a reproducer that needs what the scored kernel lacks). Stop and say which.
+    broken = [f"{r.name} [{r.privilege}]: {r.reason}" for r in before.reproducers if not r.verdict.is_kernel_verdict
+              and r.verdict is not Verdict.FLAKY]
+    if broken:
+        raise BaseBootError("cases erred on the unpatched kernel, so they could judge no mutant: "
+                            + "; ".join(broken[:5]) + (f" (and {len(broken) - 5} more)" if len(broken) > 5 else "")
+                            + ": the score stops")
+    results: list[MutantResult] = []
+
+    def judged(result: MutantResult) -> None:
+        results.append(result)
+        progress.step(f"{result.name}: {result.verdict} ({len(result.detected_by)} cases changed)")
+        if after_each is not None:
+            after_each(result)
+
+    for patch in patches:
+        try:
+            built = builder.build(BuildRequest(tree, fragments, (patch,)), progress)
+        except BuildError as e:
+            judged(MutantResult(patch, build_error=str(e)))
+            continue
+        after, why = good_boot(boot, built, patch.stem)
+        if after is None:
+            judged(MutantResult(patch, boot_error=why))
+            continue
+        result = MutantResult(patch, [c for c in pair(before, after, binaries.catalogue) if c.outcome != "no change"])
+        if not any(solid(c) for c in result.changes) and any(evidence_only(c) for c in result.changes):
+            again, _ = good_boot(boot, built, f"{patch.stem} second")
+            seen_again = ({(c.privilege, c.case, c.differing) for c in pair(before, again, binaries.catalogue)}
+                          if again else set())
+            result.confirmed = [c for c in result.changes
+                                if evidence_only(c) and (c.privilege, c.case, c.differing) in seen_again]
+        judged(result)
+    return results
+
+
+def table(results: list[MutantResult]) -> str:
+    """A markdown table: mutant, the cases that changed and how, detected or survived; then the score."""
+    lines = ["| mutant | cases that changed | verdict |", "|---|---|---|"]
+    for r in results:
+        shown = "; ".join(f"{c.case} [{c.privilege}] {c.outcome}: {c.before.verdict if c.before else 'missing'} -> "
+                          f"{c.after.verdict if c.after else 'missing'}"
+                          + (f" ({', '.join(c.differing)} changed)" if c.differing else "")
+                          for c in r.detected_by) or (r.build_error or r.boot_error or "none")
+        lines.append(f"| {r.name} | {shown} | {r.verdict} |")
+    detected = sum(r.verdict == "detected" for r in results)
+    lines += ["", f"Score: {detected} of {len(results)} mutants detected."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,53 @@
+"""How a case differs between two kernels: validate-patch's outcome for one case (fixes, regresses, changes,
+no change, inconclusive, lost), with the defining evidence that changed, and QA's neighbouring packages whose
+headline verdicts differ. Judged against the behaviour of a kernel with every known fix (the cases' facts)."""
+
+from __future__ import annotations
+
+from . import expectations
+from ..programs.catalogue import Catalogue
+from .judgement import intermittent
+from ..core.model import QaLine, QaStep, ReproResult
+from ..core.verdicts import Verdict
+
+KERNEL_VERDICTS = {str(v) for v in Verdict if v.is_kernel_verdict}
+
+
+def differing_evidence(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, ...]:
+    """The evidence the case's facts call defining (which signal, why, the counts a kernel bug can change while
+    the verdict word stays), compared where both sides report it."""
+    return tuple(k for k in catalogue.defining(before.name)
+                 if k in before.evidence and k in after.evidence and before.evidence[k] != after.evidence[k])
+
+
+def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, tuple[str, ...], str]:
+    """The outcome for one case, the defining evidence that changed, and how ("intermittent k/n": the
+    patched kernel's runs split, k of n not the correct verdict). "fixes" and "regresses" are judged
+    against the behaviour of a kernel with every known fix (the cases' facts)."""
+    correct = expectations.correct(catalogue, before.name, before.privilege)
+    if before.verdict.is_kernel_verdict and after.verdict is Verdict.FLAKY:
+        # The patched kernel shows another behaviour in some runs: never a pass.
+        k, n, others = intermittent(after, correct) or (0, 0, "")
+        how = f"intermittent {k}/{n}: {others}"
+        return ("regresses" if before.verdict is correct else "changes"), (), how
+    if before.verdict.is_kernel_verdict and after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):
+        # The same programs reached a verdict on the base kernel: what stops them now is the patch
+        # (a syscall it makes fail, a signal they never expected, a kernel that hangs or dies).
+        return "lost", (), ""
+    if not (before.verdict.is_kernel_verdict and after.verdict.is_kernel_verdict):
+        return "inconclusive", (), ""  # an error, a timeout, a failed boot or a split base says nothing
+    differing = differing_evidence(before, after, catalogue)
+    if before.verdict is after.verdict and not differing:
+        return "no change", (), ""
+    if correct is not None and after.verdict is correct and before.verdict is not correct:
+        return "fixes", differing, ""
+    if correct is not None and before.verdict is correct:
+        return "regresses", differing, ""
+    return "changes", differing, ""
+
+
+def verdict_changes(line: QaLine) -> list[tuple[QaStep, QaStep]]:
+    """Neighbouring steps whose verdicts differ, where both are kernel verdicts (a failed boot says
+    nothing about the kernel's behaviour)."""
+    judged = [s for s in line.steps if s.verdict in KERNEL_VERDICTS]
+    return [(a, b) for a, b in zip(judged, judged[1:]) if a.verdict != b.verdict]

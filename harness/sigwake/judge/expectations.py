@@ -1,0 +1,100 @@
+"""Known kernel behaviour, with its source: each case's own (its facts, read into
+the catalogue) after what is known of whole kernels. These are facts about
+kernels that the measured verdicts are compared against; they never decide a
+verdict."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..programs.catalogue import Catalogue, Expectation, Version
+from ..core.model import Evidence
+from ..core.verdicts import Verdict
+
+HEADLINE = "watermark_sigio"  # rr's case, as root: the verdict each kernel's summary line, the page and QA show
+
+# What is known of whole kernels, whatever the case: checked before a case's own facts.
+KERNEL_WIDE: tuple[Expectation, ...] = (
+    Expectation(
+        Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
+        "Debian's kernels carry the security-perf-allow-further-restriction patch: at perf_event_paranoid 3 "
+        "(Debian's default) perf_event_open() refuses every user without CAP_PERFMON/CAP_SYS_ADMIN (EACCES)",
+        privileges=("user-paranoid3",), origins=("debian",),
+    ),
+)
+
+
+def rows(catalogue: Catalogue, repro: str) -> tuple[Expectation, ...]:
+    """What is known for `repro`, in the order it decides: the first that applies."""
+    facts = catalogue.facts(repro)
+    return KERNEL_WIDE + (facts.expected if facts else ())
+
+
+def upstream_version(release: str) -> Version | None:
+    """The upstream major.minor in a `uname -r` (Debian's 6.1.0-57-amd64 is 6.1)."""
+    match = re.match(r"(\d+)\.(\d+)", release)
+    return (int(match[1]), int(match[2])) if match else None
+
+
+@dataclass(frozen=True)
+class Expected:
+    verdict: Verdict
+    source: str
+
+
+def expected(catalogue: Catalogue, repro: str, release: str, privilege: str = "root",
+             origin: str = "debian") -> Expected | None:
+    version = upstream_version(release)
+    for row in rows(catalogue, repro):
+        if row.applies(privilege, origin):
+            if row.since is None:
+                return Expected(row.after, row.source)
+            if version is None:
+                return None
+            return Expected(row.after if version >= row.since else row.before, row.source)
+    return None
+
+
+def correct(catalogue: Catalogue, repro: str, privilege: str = "root", origin: str = "file") -> Verdict | None:
+    """The behaviour of a kernel with every known fix: what a patch should leave or make true."""
+    for row in rows(catalogue, repro):
+        if row.applies(privilege, origin):
+            return row.after
+    return None
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    kernel: str
+    repro: str
+    privilege: str
+    kind: str  # "unexpected fix", "regression" or "mismatch"
+    measured: Verdict
+    expected: Verdict
+    evidence: Evidence
+    source: str
+
+    def __str__(self) -> str:
+        shown = " ".join(f"{k}={v}" for k, v in self.evidence.items())
+        return (f"{self.kernel}: {self.repro} as {self.privilege} {self.kind}: measured {self.measured}, expected {self.expected} "
+                f"[{shown}] (expected from: {self.source})")
+
+
+def classify(measured: Verdict, wanted: Verdict) -> str:
+    if wanted is Verdict.NOT_DELIVERED and measured is Verdict.DELIVERED:
+        return "unexpected fix"
+    if (wanted in (Verdict.DELIVERED, Verdict.MEASURED, Verdict.NO_WAKEUP) and measured.is_kernel_verdict
+            and measured is not Verdict.UNSUPPORTED):
+        return "regression"
+    return "mismatch"
+
+
+def check(catalogue: Catalogue, kernel: str, release: str, repro: str, measured: Verdict, evidence: Evidence,
+          privilege: str = "root", origin: str = "debian") -> Mismatch | None:
+    """None when the measured verdict is the known behaviour (or nothing is known)."""
+    want = expected(catalogue, repro, release, privilege, origin)
+    if want is None or want.verdict is measured:
+        return None
+    return Mismatch(kernel, repro, privilege, classify(measured, want.verdict), measured, want.verdict, evidence,
+                    want.source)

@@ -1,0 +1,49 @@
+"""Flavours side by side: a Debian cloud, rt or 16k kernel is built from the same
+source package as the generic one of its version, so any case it judges
+otherwise is a finding about that flavour, named here for every renderer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.model import KernelResult
+from ..core.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class FlavourFinding:
+    kernel_id: str
+    generic_id: str
+    privilege: str
+    case: str
+    verdict: str
+    generic_verdict: str
+
+    def __str__(self) -> str:
+        return (f"{self.kernel_id} ({self.privilege}) {self.case}: {self.verdict}, where the generic "
+                f"{self.generic_id} is {self.generic_verdict}")
+
+
+def judged(verdict: Verdict) -> bool:
+    """A verdict that says what the kernel did, in every run or in some of them."""
+    return verdict.is_kernel_verdict or verdict is Verdict.FLAKY
+
+
+def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
+    """Each case of a non-generic flavour whose kernel verdict differs from the generic kernel's of the
+    same architecture and package version, a split (flaky) one included. Kernels without a generic twin here
+    are not compared, and neither are verdicts that say nothing of the kernel's behaviour (a failed boot is
+    reported as such)."""
+    generic = {(r.origin.arch, r.origin.version): r for r in results if r.origin.flavour == "generic"}
+    found: list[FlavourFinding] = []
+    for result in sorted(results, key=KernelResult.order):
+        twin = generic.get((result.origin.arch, result.origin.version))
+        if result.origin.flavour in (None, "generic") or twin is None:
+            continue
+        theirs = {(c.privilege, c.name): c.verdict for c in twin.reproducers}
+        for case in result.reproducers:
+            other = theirs.get((case.privilege, case.name))
+            if other is not None and other != case.verdict and judged(case.verdict) and judged(other):
+                found.append(FlavourFinding(result.kernel_id, twin.kernel_id, case.privilege, case.name,
+                                            str(case.verdict), str(other)))
+    return found

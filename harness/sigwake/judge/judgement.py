@@ -1,0 +1,183 @@
+"""How each recorded case reads against what is known of kernels: the one place
+every report and command takes it from (summary, matrix, KTAP, JUnit, KCIDB,
+HTML, validate-patch, bisect, qa, flavours). In this order:
+
+  a kernel report (splat) while the case ran   fail    "splat", even when its verdict was right
+  unsupported where a kernel verdict is known  fail    "refusal": the kernel suddenly refuses the event
+  unsupported, nothing else known              skip
+  the boot ended while the case ran            fail    "lost"
+  boot failed or timed out before the case     miss    "lost" (not when the target never ran the kernel)
+  runs split, any run other than the expected  fail    "intermittent k/n" (nothing known: other than the
+                                                         most common verdict)
+  the reproducer's own error                   error   "error"
+  differs from the expectations table          fail    "difference"
+  a known failure of this kernel               xfail
+  otherwise                                    pass
+
+and, per kernel, what is found outside any case: a report during the boot, a
+boot that crashed or hung."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+
+from . import expectations
+from ..programs.catalogue import Catalogue
+from .flavours import flavour_findings
+from ..core.model import CUT_OFF, KernelResult, ReproResult, Splat
+from ..core.verdicts import Verdict
+
+
+class Outcome(str, Enum):
+    PASS = "pass"  # the behaviour of a kernel with every known fix
+    XFAIL = "xfail"  # a known failure of this kernel (e.g. before the fix), as the expectations table says
+    FAIL = "fail"  # a finding: differs from what is known, refused, intermittent, or the kernel splatted
+    SKIP = "skip"  # the kernel refused the setup, and nothing says it should not have
+    ERROR = "error"  # the reproducer failed
+    MISS = "miss"  # the harness could not run it: the boot failed or timed out first
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# The kinds of finding, in the order the summary counts them.
+FINDING_KINDS = ("splat", "crash", "hang", "difference", "refusal", "intermittent", "flavour", "error", "lost")
+
+
+@dataclass(frozen=True)
+class Judged:
+    kernel: KernelResult
+    case: ReproResult
+    outcome: Outcome
+    why: str  # for everything but a plain pass: the reason, the known bug, or the difference
+    finding: str | None = None  # one of FINDING_KINDS when this is a finding
+
+    @property
+    def name(self) -> str:
+        return self.case.name
+
+
+def intermittent(case: ReproResult, wanted: Verdict | None) -> tuple[int, int, str] | None:
+    """For a case whose runs split: (k, n, other) where k of n runs showed a verdict other than `wanted`
+    (nothing wanted: other than the most common one); None when the runs agree."""
+    if case.verdict is not Verdict.FLAKY or not case.runs:
+        return None
+    total = sum(case.runs.values())
+    reference = str(wanted) if wanted is not None else Counter(case.runs).most_common(1)[0][0]
+    others = {v: n for v, n in case.runs.items() if v != reference}
+    return sum(others.values()), total, ", ".join(f"{v} x{n}" for v, n in others.items())
+
+
+def splats_of(kernel: KernelResult, case: ReproResult) -> list[Splat]:
+    return [s for s in kernel.splats if s.case == case.name and s.privilege == case.privilege]
+
+
+def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judged:
+    verdict = case.verdict
+    release, origin = kernel.release or "", kernel.origin.kind
+    known = expectations.expected(catalogue, case.name, release, case.privilege, origin)
+    if found := splats_of(kernel, case):
+        titles = "; ".join(dict.fromkeys(s.title for s in found))
+        return Judged(kernel, case, Outcome.FAIL, f"kernel splat while it ran: {titles} (verdict {verdict})", "splat")
+    if verdict is Verdict.UNSUPPORTED:
+        if known is not None and known.verdict is not Verdict.UNSUPPORTED:
+            return Judged(kernel, case, Outcome.FAIL, f"refusal: unsupported ({case.reason}), where {known.verdict} "
+                                                      f"is known (from: {known.source})", "refusal")
+        return Judged(kernel, case, Outcome.SKIP, case.reason)
+    if verdict in (Verdict.BOOT_FAILED, Verdict.TIMEOUT) and kernel.boot.status not in ("ok", "native"):
+        if case.reason.startswith(CUT_OFF):  # it ran, and the kernel died or hung under it
+            return Judged(kernel, case, Outcome.FAIL, f"{verdict}: {case.reason}", "lost")
+        return Judged(kernel, case, Outcome.MISS, f"{verdict}: {case.reason}",
+                      "lost" if untested(kernel) is None else None)
+    if (split := intermittent(case, known.verdict if known else None)) is not None:
+        k, n, others = split
+        expected = f", expected {known.verdict} (from: {known.source})" if known else ", nothing is known of this case here"
+        return Judged(kernel, case, Outcome.FAIL, f"intermittent {k}/{n}: {others} in {k} of {n} runs{expected}",
+                      "intermittent")
+    if not verdict.is_kernel_verdict:
+        return Judged(kernel, case, Outcome.ERROR, f"{verdict}: {case.reason}", "error")
+    mismatch = expectations.check(catalogue, kernel.kernel_id, release, case.name, verdict, case.evidence, case.privilege, origin)
+    if mismatch is not None:
+        return Judged(kernel, case, Outcome.FAIL, f"{mismatch.kind}: measured {verdict}, expected {mismatch.expected} "
+                                                  f"(from: {mismatch.source})", "difference")
+    correct = expectations.correct(catalogue, case.name, case.privilege, origin)
+    if known is not None and correct is not None and verdict is not correct:
+        return Judged(kernel, case, Outcome.XFAIL, f"{verdict}, as known of this kernel: {known.source}")
+    if known is None and not verdict.is_ok:
+        return Judged(kernel, case, Outcome.FAIL, f"{verdict} ({case.reason}); nothing is known of this case here",
+                      "difference")
+    return Judged(kernel, case, Outcome.PASS, "")
+
+
+def judged_cases(kernel: KernelResult, catalogue: Catalogue) -> dict[str, list[Judged]]:
+    """Per privilege pass, in the order recorded, each case judged."""
+    passes: dict[str, list[Judged]] = {}
+    for case in kernel.reproducers:
+        passes.setdefault(case.privilege, []).append(judge(kernel, case, catalogue))
+    return passes
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a kernel did that a gate must see: a judged case, or the kernel's own (a splat outside every
+    case, a boot that crashed or hung)."""
+
+    kernel_id: str
+    kind: str  # one of FINDING_KINDS
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.kernel_id}: {self.kind}: {self.text}"
+
+
+def untested(kernel: KernelResult) -> str | None:
+    """Why the kernel could not be tested at all, when that is the target's doing rather than the kernel's: its
+    boot failed with no kernel report and before our init ran (QEMU refused the image, a lab failed the job).
+    None when the kernel was tested, or when it crashed or hung: that is the kernel's doing, a finding."""
+    boot = kernel.boot
+    if boot.status != "boot-failed" or kernel.splats or boot.init_uptime_ms is not None:
+        return None
+    return f"boot-failed: {boot.detail}"
+
+
+def kernel_findings(kernel: KernelResult) -> list[Finding]:
+    """What is found of the kernel itself, beside its cases."""
+    found = [Finding(kernel.kernel_id, "splat", f"{s.title} ({s.where()})") for s in kernel.splats if s.case is None]
+    boot = kernel.boot
+    if boot.status == "boot-failed" and any(s.fatal for s in kernel.splats):
+        fatal = next(s for s in kernel.splats if s.fatal)
+        found.append(Finding(kernel.kernel_id, "crash", f"the boot ended in {fatal.title} ({fatal.where()})"))
+    elif boot.status == "timeout":
+        found.append(Finding(kernel.kernel_id, "hang", boot.detail))
+    return found
+
+
+def findings(kernels: list[KernelResult], catalogue: Catalogue) -> list[Finding]:
+    """Every finding of every kernel, kernels in version order, the kernel's own first; then every flavour
+    that judges a case otherwise than the generic kernel of its version."""
+    out: list[Finding] = []
+    for kernel in sorted(kernels, key=KernelResult.order):
+        out += kernel_findings(kernel)
+        out += [Finding(kernel.kernel_id, j.finding, f"[{j.case.privilege}] {j.name}: {j.why}")
+                for cases in judged_cases(kernel, catalogue).values() for j in cases if j.finding is not None]
+    return out + [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
+
+
+def shown(found: list[Finding], kernels: list[KernelResult]) -> list[str]:
+    """The findings as a person reads them: each on its line, a kernel's lost cases on one (a crash loses many)."""
+    lines = [str(f) for f in found if f.kind != "lost"]
+    for kernel in sorted(kernels, key=KernelResult.order):
+        lost = [f.text.split(":")[0] for f in found if f.kind == "lost" and f.kernel_id == kernel.kernel_id]
+        if lost:
+            lines.append(f"{kernel.kernel_id}: lost: {len(lost)} cases never reached a verdict "
+                         f"({kernel.boot.status}: {kernel.boot.detail}): {', '.join(lost)}")
+    return lines
+
+
+def count_line(found: list[Finding]) -> str:
+    """'findings: 3 (1 crash, 2 lost)', or 'findings: none'."""
+    counts = Counter(f.kind for f in found)
+    kinds = ", ".join(f"{counts[k]} {k}" for k in FINDING_KINDS if counts[k])
+    return f"findings: {len(found)} ({kinds})" if found else "findings: none"

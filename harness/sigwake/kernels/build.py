@@ -1,0 +1,163 @@
+"""Kernels built from source: a git tree, config fragments and patches in; a
+bootable image out, cached by tree state, config and patches. Objects live in
+one output directory per tree (O=), so consecutive builds are incremental, and
+ccache keeps compiled objects across output directories and cold trees."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from . import kconfig
+from . import patches
+from ..core.atomic import atomic_write
+from ..core.progress import EVERY_S, Progress
+
+ARCH = "x86_64"  # without it a tinyconfig is 32-bit
+
+
+class BuildError(RuntimeError):
+    """Something could not be configured or built; the message says what, and names the log."""
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    tree: Path
+    fragments: tuple[Path, ...]
+    patches: tuple[Path, ...] = ()
+    base: str = "tinyconfig"
+
+
+@dataclass
+class BuiltKernel:
+    image: Path  # what QEMU boots: vmlinux where PVH is configured, else bzImage
+    key: str
+    tree_state: str
+    log: Path
+    seconds: float
+    cached: bool = False
+    warnings: list[str] = field(default_factory=list)  # optional options the tree dropped
+    tree: str = ""  # what it was built from: the tree, its config fragments, when the build started
+    config: str = ""
+    started: str = ""
+
+
+def git(tree: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise BuildError(f"git {' '.join(args)} in {tree}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def tree_state(tree: Path) -> str:
+    """HEAD, plus a digest of uncommitted changes to tracked files."""
+    if not (tree / ".git").exists():
+        raise BuildError(f"{tree} is not a git tree: sigwake keys builds by commit and reverts its patches with git")
+    head = git(tree, "rev-parse", "HEAD").strip()
+    diff = git(tree, "diff", "HEAD")
+    return head + (f"+{hashlib.sha256(diff.encode()).hexdigest()[:12]}" if diff else "")
+
+
+def request_key(request: BuildRequest, state: str) -> str:
+    digest = hashlib.sha256(f"{ARCH} {request.base} {state}".encode())
+    for path in (*request.fragments, *request.patches):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class KernelBuilder:
+    cache: Path  # builds/<key>/ (image, log, meta), objects/<tree>/ (O=), ccache/
+    jobs: int = os.cpu_count() or 1
+    ccache: Path | None = None  # default: <cache>/ccache
+
+    def build(self, request: BuildRequest, progress: Progress) -> BuiltKernel:
+        state = tree_state(request.tree)
+        key = request_key(request, state)
+        dest = self.cache / "builds" / key
+        meta = dest / "meta.json"
+        if meta.exists():
+            saved = json.loads(meta.read_text())
+            built = BuiltKernel(Path(saved["image"]), saved["key"], saved["tree_state"], Path(saved["log"]),
+                                saved["seconds"], True, saved["warnings"], saved.get("tree", ""),
+                                saved.get("config", ""), saved.get("started", ""))
+            progress.step(f"kernel {state[:12]} already built ({key}): {built.image}")
+            return built
+
+        dest.mkdir(parents=True, exist_ok=True)
+        out = self.objects_dir(request.tree)
+        out.mkdir(parents=True, exist_ok=True)
+        log = dest / "build.log"
+        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        start = time.monotonic()
+        with log.open("w") as log_file, patches.applied(request.tree, list(request.patches)):
+            warnings = self._configure(request, out, log_file, progress)
+            config = kconfig.read_options((out / ".config").read_text())
+            target = "vmlinux" if config.get("CONFIG_PVH") == "y" else "bzImage"
+            progress.step(f"building {target} of {state[:12]} with {self.jobs} jobs (log: {log})")
+            self._make(request.tree, out, [target], log_file, progress, f"build of {state[:12]}")
+        built_image = out / "vmlinux" if target == "vmlinux" else out / "arch/x86/boot/bzImage"
+        image = dest / target
+        shutil.copyfile(built_image, image)
+        config = " + ".join(p.name for p in (*request.fragments, *request.patches))
+        built = BuiltKernel(image, key, state, log, round(time.monotonic() - start, 1), False, warnings,
+                            str(request.tree.resolve()), f"{request.base} + {config}", started)
+        atomic_write(meta, json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
+        progress.step(f"built {image} in {built.seconds} s")
+        return built
+
+    def objects_dir(self, tree: Path) -> Path:
+        """The O= directory of a tree: one per tree, so its builds are incremental."""
+        return self.cache / "objects" / hashlib.sha256(str(tree.resolve()).encode()).hexdigest()[:12]
+
+    def _configure(self, request: BuildRequest, out: Path, log_file: TextIO, progress: Progress) -> list[str]:
+        progress.step(f"configuring: {request.base} + {', '.join(p.stem for p in request.fragments)}")
+        self._make(request.tree, out, [request.base], log_file, progress, "make " + request.base)
+        merge = request.tree.resolve() / "scripts/kconfig/merge_config.sh"
+        # With -m it writes $KCONFIG_CONFIG relative to the working directory: run it in O=.
+        self._run([str(merge), "-m", ".config", *[str(p.resolve()) for p in request.fragments]], out, log_file,
+                  progress, "merge_config.sh")
+        self._make(request.tree, out, ["olddefconfig"], log_file, progress, "make olddefconfig")
+        result = kconfig.check([kconfig.read_fragment(p) for p in request.fragments],
+                               kconfig.read_options((out / ".config").read_text()))
+        for warning in result.warnings:
+            progress.step(f"warning: {warning}")
+        if result.errors:
+            raise BuildError("essential config options dropped by the tree:\n  " + "\n  ".join(result.errors))
+        return result.warnings
+
+    def make(self, tree: Path, targets: list[str], log: Path, progress: Progress) -> Path:
+        """Makes other targets of the tree's objects (e.g. bzImage next to a PVH vmlinux); returns O=."""
+        out = self.objects_dir(tree)
+        with log.open("a") as log_file:
+            self._make(tree, out, targets, log_file, progress, "make " + " ".join(targets))
+        return out
+
+    def _make(self, tree: Path, out: Path, targets: list[str], log_file: TextIO, progress: Progress, what: str) -> None:
+        argv = ["make", "-C", str(tree.resolve()), f"O={out}", f"ARCH={ARCH}", f"-j{self.jobs}", "CC=ccache gcc",
+                *targets]
+        self._run(argv, out, log_file, progress, what)
+
+    def _run(self, argv: list[str], cwd: Path, log_file: TextIO, progress: Progress, what: str) -> None:
+        env = {**os.environ, "CCACHE_DIR": str(self.ccache or self.cache / "ccache"), "KCONFIG_CONFIG": ".config"}
+        last_report = time.monotonic()
+        with subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              stdin=subprocess.DEVNULL) as proc:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                log_file.write(line)
+                if time.monotonic() - last_report > EVERY_S:
+                    progress.step(f"  {what}: {line.strip()[:100]}")
+                    last_report = time.monotonic()
+            code = proc.wait()
+        log_file.flush()
+        if code != 0:
+            raise BuildError(f"{what} failed ({code}); see {log_file.name}")

@@ -1,0 +1,51 @@
+"""Flake control: each case runs several times; the recorded verdict is the
+unanimous one, or `flaky` with the count of each outcome."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..core.model import Evidence, ReproResult
+from ..core.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    case: str
+    privilege: str
+    verdict: Verdict
+    reason: str
+    evidence: Evidence
+    duration_ms: float | None = None
+    kernel_path: Evidence = field(default_factory=dict)
+    console_span: tuple[int, int] | None = None  # its first and last line in the kernel's console log
+    reported: bool = True  # False: made by the harness for a run the guest never finished (a cut-off, a miss)
+
+
+def combine(runs: list[CaseRun], repeat: int | None = None) -> list[ReproResult]:
+    """One result per (privilege, case), in the order first seen. With `repeat`, a case the guest reported
+    fewer or more times than that (and no boot cut short) is an error: a run lost or one counted twice."""
+    groups: dict[tuple[str, str], list[CaseRun]] = {}
+    for run in runs:
+        groups.setdefault((run.privilege, run.case), []).append(run)
+    results = []
+    for (privilege, case), group in groups.items():
+        counts = Counter(str(r.verdict) for r in group)
+        first = group[0]
+        if repeat is not None and len(group) != repeat and all(r.reported for r in group):
+            verdict, reason = Verdict.ERROR, f"{len(group)} runs reported where {repeat} were asked"
+        elif len(counts) == 1:
+            verdict, reason = first.verdict, first.reason
+        else:
+            verdict = Verdict.FLAKY
+            reason = "runs disagree: " + ", ".join(f"{v} x{n}" for v, n in counts.most_common())
+            first = next(r for r in group if str(r.verdict) == counts.most_common()[-1][0])  # the rarer outcome's evidence
+        durations = [r.duration_ms for r in group if r.duration_ms is not None]
+        results.append(ReproResult(
+            case, verdict, reason, first.evidence,
+            round(statistics.median(durations), 2) if durations else None,
+            privilege, dict(counts), first.kernel_path, list(first.console_span or ()),
+        ))
+    return results

@@ -1,0 +1,101 @@
+"""The reproducers and the guest init, configured and built by Meson, and what their cases say about
+themselves (the catalogue, read from this machine's build)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import catalogue as catalogue_mod
+from . import initramfs
+from ..kernels.build import BuildError
+from .catalogue import Catalogue
+from ..kernels.cross import CROSS_TARGETS, cross_file
+from ..core.progress import Progress
+from ..core.debian_names import HOST_ARCH
+
+
+@dataclass(frozen=True)
+class Binaries:
+    init: Path
+    reproducers: dict[str, Path]  # name -> static program
+    runner: Path  # sigwake-run: the case loop on this machine's kernel
+    catalogue: Catalogue  # every case's facts (of every program, selected or not)
+
+    def select(self, programs: list[str]) -> Binaries:
+        """Only these reproducer programs (all of them for an empty list)."""
+        unknown = sorted(set(programs) - set(self.reproducers))
+        if unknown:
+            raise BuildError(f"no reproducer program {', '.join(unknown)}; there are {', '.join(sorted(self.reproducers))}")
+        chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
+        return Binaries(self.init, chosen, self.runner, self.catalogue)
+
+    def digest(self) -> str:
+        """sha256 over every program that runs: a result made by other programs is another result."""
+        digest = hashlib.sha256()
+        for path in (self.init, self.runner, *(self.reproducers[name] for name in sorted(self.reproducers))):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()
+
+    def initramfs(self, dest: Path) -> Path:
+        return initramfs.write(initramfs.guest_entries(self.init, self.reproducers), dest)
+
+
+def _run(argv: list[str], progress: Progress) -> None:
+    progress.step(" ".join(argv))
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise BuildError(f"{' '.join(argv)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
+
+
+def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | None = None,
+          catalogue: Catalogue | None = None) -> Binaries:
+    """The programs for this machine, or (with a Meson cross file, see cross.py, and the catalogue of this
+    machine's build: a cross build's programs cannot run here) for another architecture."""
+    if not (build_dir / "build.ninja").exists():
+        _run(["meson", "setup", str(build_dir), str(source), *(["--cross-file", str(cross_file)] if cross_file else [])],
+             progress)
+    _run(["meson", "compile", "-C", str(build_dir)], progress)
+    return locate(build_dir, catalogue)
+
+
+def build_dir_for(arch: str, build_dir: Path) -> Path:
+    """Where the programs for `arch` are built: this machine's build dir, or a cross build beside it."""
+    return build_dir if arch == HOST_ARCH else build_dir.with_name(f"{build_dir.name}-{arch}")
+
+
+def initramfs_path(arch: str, build_dir: Path) -> Path:
+    return build_dir_for(arch, build_dir) / "sigwake-initramfs.cpio"
+
+
+def build_for(arch: str, source: Path, build_dir: Path, cache_root: Path, progress: Progress) -> Binaries:
+    """The programs for a kernel of `arch`: this machine's build, or a cross build (build_dir_for)."""
+    if arch == HOST_ARCH:
+        return build(source, build_dir, progress)
+    target = CROSS_TARGETS.get(arch)
+    if target is None:
+        raise BuildError(f"no cross build for {arch}; sigwake builds for {HOST_ARCH} and {', '.join(CROSS_TARGETS)}")
+    native = build(source, build_dir, progress)
+    return build(source, build_dir_for(arch, build_dir), progress,
+                 cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini", progress), native.catalogue)
+
+
+def locate(build_dir: Path, catalogue: Catalogue | None = None) -> Binaries:
+    """The built programs; their catalogue read from them unless given (a cross build's)."""
+    repro_dir = build_dir / "repro"
+    listing = repro_dir / "reproducers.txt"
+    if not listing.exists():
+        raise BuildError(f"{listing} is missing: build first (./sigwake build)")
+    names = listing.read_text().split()
+    programs = {name: repro_dir / name for name in names}
+    missing = [str(p) for p in [repro_dir / "sigwake-init", repro_dir / "sigwake-run", *programs.values()]
+               if not p.exists()]
+    if missing:
+        raise BuildError(f"not built: {', '.join(missing)}")
+    try:
+        facts = catalogue or catalogue_mod.read(programs)
+    except catalogue_mod.CatalogueError as e:
+        raise BuildError(f"the cases' facts could not be read: {e}") from None
+    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-run", facts)

@@ -1,0 +1,101 @@
+"""The cases and what each says about itself next to its code (repro/lib/facts.h):
+what is known of kernels for it, with its source and the commit that changed
+it, the evidence that defines it and the evidence a report shows, the kernel
+options it needs. Read from the programs of this machine's build
+(`PROGRAM --list --json`) and handed to whatever judges or reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core import schema
+from ..core.verdicts import Verdict
+
+Version = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Expectation:
+    before: Verdict  # on kernels older than `since`
+    after: Verdict  # from `since` on
+    since: Version | None  # None: the same on every kernel
+    source: str
+    privileges: tuple[str, ...] | None = None  # the passes it speaks of; None: every pass
+    origins: tuple[str, ...] | None = None  # the kernel origins it speaks of (debian, file, host); None: all
+    commit: str | None = None  # the commit that changed it at `since`
+
+    def applies(self, privilege: str, origin: str) -> bool:
+        return ((self.privileges is None or privilege in self.privileges)
+                and (self.origins is None or origin in self.origins))
+
+
+@dataclass(frozen=True)
+class CaseFacts:
+    name: str
+    program: str
+    expected: tuple[Expectation, ...]  # narrower first: the first that applies decides
+    defining: tuple[str, ...]  # evidence compared beyond the verdict word
+    shown: tuple[str, ...]  # evidence a report's cell shows, in this order
+    kconfig: tuple[str, ...]  # kernel options it needs
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    cases: dict[str, CaseFacts]  # in the programs' order
+
+    def facts(self, case: str) -> CaseFacts | None:
+        return self.cases.get(case)
+
+    def shown(self, case: str) -> tuple[str, ...]:
+        found = self.cases.get(case)
+        return found.shown if found else ()
+
+    def defining(self, case: str) -> tuple[str, ...]:
+        found = self.cases.get(case)
+        return found.defining if found else ()
+
+
+class CatalogueError(Exception):
+    pass
+
+
+def _version(text: str | None) -> Version | None:
+    if text is None:
+        return None
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def _tuple(words: list[str] | None) -> tuple[str, ...] | None:
+    return None if words is None else tuple(words)
+
+
+def parse(program: str, text: str) -> list[CaseFacts]:
+    """One program's `--list --json`, checked against schemas/case-facts.v1.json."""
+    try:
+        data = json.loads(text)
+        schema.check("case-facts", data)
+    except ValueError as e:
+        raise CatalogueError(f"{program} --list --json: {e}") from None
+    return [CaseFacts(
+        c["name"], program,
+        tuple(Expectation(Verdict(e["before"]), Verdict(e["after"]), _version(e["since"]), e["source"],
+                          _tuple(e["passes"]), _tuple(e["origins"]), e["commit"]) for e in c["expected"]),
+        tuple(c["defining"]), tuple(c["shown"]), tuple(c["kconfig"])) for c in data["cases"]]
+
+
+def read(programs: dict[str, Path]) -> Catalogue:
+    """Every case of these programs (built for this machine: they are run here)."""
+    cases: dict[str, CaseFacts] = {}
+    for program, path in programs.items():
+        done = subprocess.run([str(path), "--list", "--json"], capture_output=True, text=True, timeout=60)
+        if done.returncode != 0:
+            raise CatalogueError(f"{path} --list --json failed ({done.returncode}): {done.stderr.strip()}")
+        for case in parse(program, done.stdout):
+            if case.name in cases:
+                raise CatalogueError(f"case {case.name} is declared by {cases[case.name].program} and {program}")
+            cases[case.name] = case
+    return Catalogue(cases)

@@ -1,0 +1,75 @@
+"""results/index.html: one self-contained page a QA person would rather look at than
+read. The kernel x case matrix per privilege pass, each cell coloured by how it
+reads against the expectations and linked to its evidence, and a picture of the
+watermark verdict across kernels in version order with the boundary drawn. Jinja2
+(Debian's python3-jinja2) fills the template and escapes what it fills in; the
+picture is inline SVG: no script, no second file, and every point is an element a
+browser test can find."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from ..programs.catalogue import Catalogue
+from ..judge.judgement import count_line, findings, judged_cases, shown
+from ..core.model import KernelResult, QaLine
+from ..core.outcomes import BisectionRecord, ValidationRecord
+from .render_outcomes import outcome_rows
+from ..judge.expectations import HEADLINE
+from ..store.store import console_log_path
+from .report_input import Format
+
+COLOURS = {"delivered": "#2e9b2e", "not-delivered": "#c0392b"}
+
+
+def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
+    points = []
+    for index, kernel in enumerate(ordered):
+        root = next((c for c in kernel.reproducers if c.name == HEADLINE and c.privilege == "root"), None)
+        verdict = str(root.verdict) if root else "not run"
+        points.append({"kernel": kernel.kernel_id, "verdict": verdict, "x": 90 + index * 190,
+                       "colour": COLOURS.get(verdict, "#999")})
+    boundary = next((points[i]["x"] - 95 for i in range(1, len(points))
+                     if points[i - 1]["verdict"] != "delivered" and points[i]["verdict"] == "delivered"), None)
+    return {"points": points, "boundary": boundary, "width": 90 + 190 * max(len(points), 1), "height": 140}
+
+
+def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
+                qa: list[QaLine] | None = None, validations: list[ValidationRecord] | None = None,
+                bisections: list[BisectionRecord] | None = None) -> str:
+    ordered = sorted(kernels, key=KernelResult.order)
+    judged = [judged_cases(k, catalogue) for k in ordered]
+    privileges = list(dict.fromkeys(p for passes in judged for p in passes))
+    passes = []
+    for privilege in privileges:
+        by_kernel = [{j.name: j for j in passes_of.get(privilege, [])} for passes_of in judged]
+        rows = []
+        for case in sorted({name for cells in by_kernel for name in cells}):
+            cells = []
+            for kernel, found in zip(ordered, by_kernel):
+                j = found.get(case)
+                cells.append(None if j is None else {
+                    "outcome": str(j.outcome), "verdict": str(j.case.verdict), "why": j.why or j.case.reason,
+                    "evidence": " ".join(f"{k}={j.case.evidence[k]}" for k in catalogue.shown(case) if k in j.case.evidence),
+                    "href": f"{kernel.kernel_id}.json"})
+            rows.append({"case": case, "cells": cells})
+        passes.append((privilege, rows))
+    found = findings(ordered, catalogue)
+    splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
+               "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
+               "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered for s in k.splats]
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+                                      autoescape=True, undefined=jinja2.StrictUndefined)
+    commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
+    return environment.get_template("report.html.j2").render(
+        kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
+        passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=count_line(found), splats=splats,
+        unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
+        outcomes=outcome_rows(validations or [], bisections or []))
+
+
+FORMAT = Format("html", 6, lambda given: {"index.html": render_html(given.kernels, given.catalogue, given.unreadable, given.qa,
+                                                                    given.validations, given.bisections)})

@@ -1,0 +1,127 @@
+"""The Markdown matrix (results/matrix.md): one table per privilege pass, kernels
+as columns, each cell a verdict with its evidence, and every difference from the
+expectations table named; regenerated from the stored results alone."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..judge import expectations
+from ..programs.catalogue import Catalogue
+from ..judge.judgement import count_line, findings, judged_cases, shown
+from ..core.model import KernelResult, ReproResult
+from ..core.outcomes import BisectionRecord, ValidationRecord
+from .render_outcomes import outcome_lines
+from .report_input import Format
+
+def cell(repro: ReproResult | None, catalogue: Catalogue) -> str:
+    """The verdict and the evidence the case's facts say a cell shows (the page shows the same)."""
+    if repro is None:
+        return "–"
+    shown = " ".join(f"{k}={repro.evidence[k]}" for k in catalogue.shown(repro.name) if k in repro.evidence)
+    return f"**{repro.verdict}** {shown}".strip()
+
+
+def _boot(result: KernelResult) -> str:
+    b = result.boot
+    if b.status == "native":
+        return "native, no boot"
+    if b.status != "ok":
+        return f"{b.status}: {b.detail}"
+    return f"{b.seconds} s to power-off, /init at {b.init_uptime_ms} ms"
+
+
+def path_cell(repro: ReproResult | None) -> str:
+    if repro is None or not repro.kernel_path:
+        return "–"
+    return " → ".join(str(v) if isinstance(v, int) else "n/a" for v in repro.kernel_path.values())
+
+
+def case_table(ordered: list[KernelResult], privilege: str, render: Callable[[ReproResult | None, bool], str],
+               failing: list[set[tuple[str, str]]] | None = None) -> list[str]:
+    """One row per case, one column per kernel: render(result, whether the judgement finds it failing)."""
+    lines = ["| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |", "|---|" + "---|" * len(ordered)]
+    by_kernel = [{r.name: r for r in result.reproducers if r.privilege == privilege} for result in ordered]
+    differing = [{name for p, name in found if p == privilege} for found in failing or [set() for _ in ordered]]
+    for name in sorted({name for cells in by_kernel for name in cells}):
+        row = (render(cells.get(name), name in wrong) for cells, wrong in zip(by_kernel, differing))
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
+    return lines
+
+
+def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
+    """The root pass's kernel-path counts: where each chain went, and where it stopped."""
+    functions: list[str] = next(
+        (list(r.kernel_path) for result in ordered for r in result.reproducers if r.kernel_path), [])
+    if not functions:
+        return []
+    return ["", "## Kernel path (root)", "",
+            "Calls, for the reproducer's own perf events, of: " + " → ".join(functions) +
+            " (n/a: the kernel lacks kprobes, BTF or the symbol; the reason is in the result file).", "",
+            *case_table(ordered, "root", lambda repro, _: path_cell(repro))]
+
+
+def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
+                  validations: list[ValidationRecord] | None = None,
+                  bisections: list[BisectionRecord] | None = None) -> str:
+    ordered = sorted(results, key=KernelResult.order)
+    failing = [{(j.case.privilege, j.name) for cases in judged_cases(result, catalogue).values() for j in cases
+                if j.finding is not None} for result in ordered]
+    found = findings(ordered, catalogue)
+    privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
+    lines = [
+        "# sigwake matrix",
+        "",
+        "Regenerated from the result files beside it. Verdicts: delivered, not-delivered (record written and "
+        "POLLIN, but no signal), unsupported, measured (a figure), flaky (repeated runs disagreed), error, "
+        "timeout, boot-failed. Evidence: records written, poll readiness, signals received, si_code of the first "
+        "(1 = POLL_IN). A cell marked ≠ is a finding (see Findings).",
+        "",
+        f"**{count_line(found)}**",
+    ]
+    if found:
+        lines += ["", "## Findings", ""] + [f"- {line}" for line in shown(found, ordered)]
+    for privilege in privileges:
+        lines += ["", f"## {privilege}", ""]
+        lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro, catalogue),
+                            failing)
+
+    lines += kernel_path_table(ordered)
+    lines += ["", "## Kernels", "",
+              "| kernel | release | flavour | from | sha256 | boot | perf_event_paranoid per pass | runner |",
+              "|---|---|---|---|---|---|---|---|"]
+    for result in ordered:
+        sha = (result.origin.sha256 or "")[:12] or "–"
+        r = result.runner
+        runner = f"{r.qemu}; {r.accel}: {r.accel_reason}" if r.mode == "qemu" else r.mode
+        if r.skipped_passes:
+            runner += "; skipped " + ", ".join(f"{p} ({why})" for p, why in r.skipped_passes.items())
+        paranoid = ", ".join(f"{k}: {v}" for k, v in result.paranoid.items()) or "–"
+        flavour = f"{result.origin.arch} {result.origin.flavour}" if result.origin.flavour else "–"
+        lines.append(f"| {result.kernel_id} | {result.release or '?'} | {flavour} | {result.origin.describe()} | {sha} "
+                     f"| {_boot(result)} | {paranoid} | {runner} |")
+
+    if unreadable:
+        lines += ["", "## Result files that could not be read", ""] + [f"- {u}" for u in unreadable]
+    splats = [(result, s) for result in ordered for s in result.splats]
+    if splats:
+        lines += ["", "## Kernel reports (splats)", ""]
+        lines += [f"- {result.kernel_id}: **{s.title}** ({s.where()}; console line {s.console_line}"
+                  f"{'; tainted ' + s.tainted_before + ' -> ' + s.tainted_after if s.tainted_after else ''}"
+                  f"{'; it ended the boot' if s.fatal else ''})" for result, s in splats]
+    lines += outcome_lines(validations or [], bisections or [])
+    lines += ["", "## Expectations and their sources", ""]
+    grouped: dict[tuple[str, str], list[str]] = {}
+    known = [("*", e) for e in expectations.KERNEL_WIDE]
+    known += [(case.name, e) for case in catalogue.cases.values() for e in case.expected]
+    for name, expectation in known:
+        scope = [f"passes {', '.join(expectation.privileges)}" if expectation.privileges else "",
+                 f"{', '.join(expectation.origins)} kernels" if expectation.origins else ""]
+        where = f" ({'; '.join(filter(None, scope))})" if any(scope) else ""
+        grouped.setdefault((where, expectation.source), []).append(f"`{name}`")
+    lines += [f"- {', '.join(cases)}{where}: {source}" for (where, source), cases in grouped.items()]
+    return "\n".join(lines) + "\n"
+
+
+FORMAT = Format("markdown", 2, lambda given: {"matrix.md": render_matrix(given.kernels, given.catalogue, given.unreadable,
+                                                                        given.validations, given.bisections)})

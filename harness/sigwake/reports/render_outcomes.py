@@ -1,0 +1,55 @@
+"""The stored validate-patch and bisect records as report sections: Markdown lines for matrix.md, and the
+rows the HTML page shows (the same words in both)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.outcomes import BisectionRecord, Step, ValidationRecord
+
+
+def validation_heading(v: ValidationRecord) -> str:
+    return (f"{v.recorded_at}: {', '.join(v.patches)} on {v.tree} ({v.base} → {v.patched}; passes "
+            f"{', '.join(v.passes)}, repeat {v.repeat}): {v.last_line}")
+
+
+def shown_changes(v: ValidationRecord) -> list[str]:
+    """Every change that is a finding, then the rest of what changed; unchanged cases are counted, not listed."""
+    moved = [c for c in v.changes if c.outcome != "no change"]
+    return [str(c) for c in sorted(moved, key=lambda c: not c.is_finding)]
+
+
+def step_line(s: Step) -> str:
+    return f"{s.candidate}: {s.note} → {s.mark.value}"
+
+
+def bisection_heading(b: BisectionRecord) -> str:
+    return f"{b.recorded_at}: {b.subject} over {b.over}: {b.summary.splitlines()[0]}"
+
+
+def outcome_lines(validations: list[ValidationRecord], bisections: list[BisectionRecord]) -> list[str]:
+    """Markdown sections, newest first; none when nothing is stored."""
+    lines: list[str] = []
+    if validations:
+        lines += ["", "## Patch validations (validate-patch)", ""]
+        for v in sorted(validations, key=lambda v: v.recorded_at, reverse=True):
+            unchanged = sum(c.outcome == "no change" for c in v.changes)
+            lines.append(f"- {validation_heading(v)}; {unchanged} cases unchanged")
+            lines += [f"  - {said}" for said in shown_changes(v)]
+    if bisections:
+        lines += ["", "## Bisections", ""]
+        for b in sorted(bisections, key=lambda b: b.recorded_at, reverse=True):
+            lines.append(f"- {bisection_heading(b)} ({len(b.steps)} steps)")
+            lines += [f"  - {step_line(s)}" for s in b.steps]
+    return lines
+
+
+def outcome_rows(validations: list[ValidationRecord], bisections: list[BisectionRecord]) -> dict[str, Any]:
+    """What the page's sections show, newest first."""
+    return {
+        "validations": [{"heading": validation_heading(v), "findings": any(c.is_finding for c in v.changes),
+                         "changes": shown_changes(v)}
+                        for v in sorted(validations, key=lambda v: v.recorded_at, reverse=True)],
+        "bisections": [{"heading": bisection_heading(b), "steps": [step_line(s) for s in b.steps]}
+                       for b in sorted(bisections, key=lambda b: b.recorded_at, reverse=True)],
+    }

@@ -1,0 +1,43 @@
+"""Records of an older schema, brought up to this one on reading, as kcidb-io
+upgrades its I/O data step by step. Kernel results, schema 2 -> 3: the kernel
+reports (splats) are read from the console log kept beside the file; with no
+log, none are known and the file says so in its boot warnings. QA, the bare list
+of lines -> schema 1: the same lines under a version."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..parse import console
+from ..parse import ktap
+from ..parse import splats
+from ..parse.attribution import attribute
+
+
+def schema_2_to_3(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
+    upgraded = dict(data, schema=3)
+    if not console_log.exists():
+        upgraded["splats"] = []
+        upgraded["boot"] = dict(data["boot"], warnings=[*data["boot"].get("warnings", []),
+                                                        f"schema 2 file without its console log ({console_log.name}): "
+                                                        "its kernel reports cannot be read again"])
+        return upgraded
+    text = console_log.read_text(errors="replace")
+    unframed = console.unframe(text, console.likeliest_token(text))
+    runs = ktap.parse_guest(unframed.payloads, unframed.lines).runs
+    upgraded["splats"] = [asdict(s) for s in attribute(splats.find(text), runs)]
+    return upgraded
+
+
+def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
+    """The data at the current schema; older ones step by step. ValueError for a schema not known."""
+    if data.get("schema") == 2:
+        data = schema_2_to_3(data, console_log)
+    return data
+
+
+def upgrade_qa(data: Any) -> Any:
+    """qa.json at the current schema: before schema 1 it was the bare list of lines."""
+    return {"schema": 1, "lines": data} if isinstance(data, list) else data

@@ -1,0 +1,250 @@
+"""One kernel under QEMU: boot it with the reproducers in an initramfs, read the
+framed KTAP off its console, and turn what happened into a KernelResult. A boot
+that panics, hangs or prints no complete report becomes a recorded verdict."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import threading
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..parse import console
+from ..programs import initramfs
+from ..parse import ktap
+from ..core import protocol
+from . import qemu
+from ..parse import splats
+from ..parse.attribution import attribute
+from .capture import Capture
+from ..kernels.kernels import Kernel
+from ..parse.repeats import CaseRun, combine
+from ..parse.outcome import judged, run_problem
+from ..core.model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
+from ..core.verdicts import Verdict
+
+
+# The privilege passes a target can run: root, then uid 65534 under each perf_event_paranoid.
+PRIVILEGES: tuple[str, ...] = protocol.PASSES
+
+
+@dataclass(frozen=True)
+class GuestConfig:
+    accel: qemu.Accel
+    repro_timeout_ms: int = protocol.DEFAULT_TIMEOUT_MS
+    boot_timeout_s: float = 0.0  # 0: derived from how many programs run
+    quiet_limit_s: float = 0.0  # 0: derived from the reproducers' deadline (see silence_s)
+    memory_mb: int = 512
+    cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
+    repeat: int = protocol.DEFAULT_REPEAT
+    privileges: tuple[str, ...] = PRIVILEGES
+    stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
+    slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
+
+    def timeout_for(self, programs: int) -> float:
+        """A cap for the whole boot: every program run may take two wakeup budgets per case it holds
+        (a broken kernel makes cases wait them out); the silence watchdog catches a hung kernel long
+        before this."""
+        runs = programs * self.repeat * len(self.privileges)
+        return self.boot_timeout_s or (60.0 + 8.0 * runs) * self.slowdown + self.repro_timeout_ms / 1000
+
+    @property
+    def silence_s(self) -> float:
+        """Longer than any stretch a working guest spends without a console line: the kernel's boot
+        before /init, or one reproducer run up to its deadline."""
+        return self.quiet_limit_s or 30.0 * self.slowdown + self.repro_timeout_ms / 1000
+
+
+@dataclass(frozen=True)
+class GuestOutcome:
+    release: str | None
+    boot: BootRecord
+    reproducers: list[ReproResult]
+    paranoid: dict[str, str]  # privilege pass -> the perf_event_paranoid it ran under
+    skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target did not run it
+    job_id: str = ""  # the lab's job that ran it (LAVA), else empty
+    job_url: str = ""
+    splats: list[Splat] = field(default_factory=list)  # kernel reports on the console, each with its case
+    version: str = ""  # uname -v
+
+
+def boot_status(outcome: Capture, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
+    """("ok" | "timeout" | "boot-failed", what happened)."""
+    panic = console.panic_line(outcome.console)
+    if outcome.timed_out and outcome.silent_s:
+        return "timeout", f"the console was silent for {outcome.silent_s:.0f} s" + (f"; {panic}" if panic else "")
+    if outcome.timed_out:
+        return "timeout", (outcome.ended or f"no power-off within {timeout_s:.0f} s") + (f"; {panic}" if panic else "")
+    if panic and not report.done:
+        return "boot-failed", panic + (f"; {outcome.ended}" if outcome.ended else "")
+    if not report.done and outcome.ended:
+        return "boot-failed", outcome.ended
+    if not report.done:
+        why = outcome.stderr.strip().splitlines()[-1] if outcome.stderr.strip() else "no error from QEMU"
+        return "boot-failed", f"QEMU exited with {outcome.exit_code} before the init reported: {why}"
+    return "ok", ""
+
+
+@dataclass(frozen=True)
+class BootRead:
+    """One boot's console, read: what the init reported, how the boot ended, and the kernel's reports."""
+
+    outcome: Capture
+    report: ktap.GuestReport
+    status: str  # ok, timeout or boot-failed
+    detail: str
+    rejected: int
+    splats: list[Splat]
+    line_offset: int = 0  # where its console starts in the kernel's console log
+
+    @property
+    def cut_off(self) -> Verdict:
+        """What a run this boot's end cut short is: a timeout when it hung, else a failed boot."""
+        return Verdict.TIMEOUT if self.status == "timeout" else Verdict.BOOT_FAILED
+
+    def resumable(self) -> bool:
+        """It ended (a crash, a hang) after the init had started running programs, before it was done."""
+        return self.status != "ok" and self.report.init_uptime_ms is not None and bool(self.report.runs) and \
+            not self.report.done
+
+    def resume_key(self) -> str:
+        """The run in progress when it ended, as the init's sigwake.resume names it."""
+        run = self.report.runs[-1]
+        return f"{run.privilege}/{run.program}/{run.case or ''}"
+
+
+def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int = 0) -> BootRead:
+    """`line_offset`: where this boot's console starts in the kernel's console log (a resumed boot's)."""
+    unframed = console.unframe(outcome.console, token)
+    report = ktap.parse_guest(unframed.payloads, unframed.lines)
+    status, detail = boot_status(outcome, report, timeout_s)
+    if unframed.missing:
+        detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
+    found = [dataclasses.replace(s, console_line=s.console_line + line_offset)
+             for s in attribute(splats.find(outcome.console), report.runs)]
+    return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset)
+
+
+def case_runs(boot: BootRead) -> list[CaseRun]:
+    """Every run the boot's init reported, the one a crash or hang cut off included."""
+    console_end = boot.outcome.console.count("\n") + 1  # where a run cut off ends: with its console
+    runs: list[CaseRun] = []
+    for run in boot.report.runs:
+        took = run.duration_us / 1000 if run.duration_us is not None else None
+        problem = run_problem(run)
+        last = run.console_end or console_end
+        span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
+        if problem is not None and run.result is None and boot.status != "ok":
+            runs.append(CaseRun(run.case or run.program, run.privilege, boot.cut_off,
+                                f"{CUT_OFF}: {boot.detail}", {}, console_span=span, reported=False))
+        elif problem is not None:
+            runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took,
+                                console_span=span))
+        else:
+            cases = judged(run.document, run.case or run.program, run.ended(), run.exit_code, run.case is not None)
+            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path, span)
+                     for case, verdict, reason, evidence in cases]
+    return runs
+
+
+def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[str, ...],
+                  repeat: int | None = None) -> GuestOutcome:
+    """One kernel's outcome from its boots: the first, and the fresh ones that carried on after a crash; with
+    `repeat`, each case must have been reported that many times."""
+    runs = [run for boot in boots for run in case_runs(boot)]
+    last = boots[-1]
+    ran = {(run.privilege, run.program) for boot in boots for run in boot.report.runs}
+    skipped = {k: v for boot in boots for k, v in boot.report.skipped.items()}
+    for privilege in (p for p in privileges if p not in skipped):
+        for program in programs:
+            if (privilege, program) in ran:
+                continue
+            if last.status != "ok":
+                runs.append(CaseRun(program, privilege, last.cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}", {},
+                                    reported=False))
+            else:
+                runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {},
+                                    reported=False))
+
+    pass_seconds: dict[str, float] = {}
+    for run in (run for boot in boots for run in boot.report.runs):
+        pass_seconds[run.privilege] = pass_seconds.get(run.privilege, 0.0) + (run.duration_us or 0) / 1e6
+    first_bad = next((b for b in boots if b.status != "ok"), boots[0])
+    detail = first_bad.detail
+    if len(boots) > 1:
+        later = "; ".join(f"boot {n}: {b.status}" + (f" ({b.detail})" if b.detail else "")
+                          for n, b in enumerate(boots[1:], start=2))
+        detail += f"; the runs after it went on in {len(boots) - 1} fresh boot(s): {later}"
+    boot = BootRecord(first_bad.status, round(sum(b.outcome.seconds for b in boots), 3),
+                      boots[0].report.init_uptime_ms, detail, sum(b.rejected for b in boots),
+                      console.tail(first_bad.outcome.console) if first_bad.status != "ok" else None,
+                      {k: round(v, 3) for k, v in pass_seconds.items()},
+                      [w for b in boots for w in b.report.warnings], len(boots))
+    release = next((b.report.release for b in boots if b.report.release), None)
+    paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
+    return GuestOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
+                        splats=[s for b in boots for s in b.splats],
+                        version=next((b.report.version for b in boots if b.report.version), ""))
+
+
+def interpret(outcome: Capture, token: str, programs: list[str], privileges: tuple[str, ...],
+              timeout_s: float, repeat: int | None = None) -> GuestOutcome:
+    """One boot (or one run on a host, one lab job) turned into the kernel's outcome."""
+    return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges, repeat)
+
+
+def boot_arguments(config: GuestConfig, mode: str = "run", resume: str = "") -> tuple[str, ...]:
+    """The kernel command line beyond qemu.base_append(): what the init reads (one rule for every target)."""
+    keys = protocol.KEYS
+    return (f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
+            f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}",
+            *([f"{keys['resume']}={resume}"] if resume else []))
+
+
+def write_boot_initrd(initrd: Path, token: str, out_path: Path) -> None:
+    """The shared initramfs plus this boot's token, root-only, never on the command line (see
+    repro/guest/init.cc): every boot, local or in a lab, gets its own token."""
+    with initrd.open("rb") as shared, out_path.open("wb") as out:
+        shutil.copyfileobj(shared, out)
+        out.write(initramfs.token_archive(token))
+
+
+# A crash or hang ends a boot; the runs after it go on in a fresh boot, at most this many times per kernel.
+MAX_RESUMES = 2
+
+
+def boot_once(kernel: Kernel, initrd: Path, config: GuestConfig, console_log: Path, mode: str, timeout_s: float,
+              resume: str = "", line_offset: int = 0) -> BootRead:
+    token = secrets.token_hex(8)
+    with tempfile.TemporaryDirectory(prefix="sigwake-boot-") as tmp:
+        boot_initrd = Path(tmp) / "initrd.cpio"
+        write_boot_initrd(initrd, token, boot_initrd)
+        assert kernel.image is not None, "the host kernel runs natively"
+        request = qemu.BootRequest(kernel.image, boot_initrd, boot_arguments(config, mode, resume), config.accel,
+                                   timeout_s, config.memory_mb, config.cpus, config.silence_s, config.stop, kernel.arch)
+        return read_boot(qemu.boot(request, console_log), token, timeout_s, line_offset)
+
+
+def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestConfig, console_log: Path,
+              mode: str = "run") -> GuestOutcome:
+    """Boots the kernel with the programs; when a boot crashes or hangs after the init started running them,
+    the runs after the one in progress go on in a fresh boot (MAX_RESUMES at most, each said in the boot's
+    detail), its console appended to the same log after a line that says so."""
+    timeout_s = config.timeout_for(len(programs))
+    privileges = config.privileges if mode == "run" else ()
+    boots = [boot_once(kernel, initrd, config, console_log, mode, timeout_s)]
+    while mode == "run" and boots[-1].resumable() and len(boots) <= MAX_RESUMES:
+        key = boots[-1].resume_key()
+        resumed_log = console_log.with_name(console_log.name + ".resumed")
+        with console_log.open("a") as log:
+            log.write(f"\n=== sigwake: boot {len(boots) + 1}, a fresh boot after {key} ended boot {len(boots)} "
+                      f"({boots[-1].status}) ===\n")
+        offset = len(console_log.read_text(errors="replace").split("\n")) - 1
+        boots.append(boot_once(kernel, initrd, config, resumed_log, mode, timeout_s, key, offset))
+        with console_log.open("a") as log:
+            log.write(resumed_log.read_text(errors="replace") if resumed_log.exists() else "")
+        resumed_log.unlink(missing_ok=True)
+    return combine_boots(boots, programs, privileges, config.repeat)

@@ -1,0 +1,168 @@
+"""A kernel booted by a LAVA lab: one job per kernel, submitted, waited for with
+bounded waits, its log read back and judged by the same framed-console parser
+as a local boot. A job that is refused, never starts, fails or is canceled is
+recorded as such, with the job's id and URL."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import qemu
+from ..programs.binaries import Binaries
+from .capture import Capture
+from .guest import GuestConfig, GuestOutcome, interpret
+from ..kernels.kernels import Kernel
+from .lava_api import JobState, LavaError, LavaServer
+from .lava_job import LavaFiles, PreparedJob, prepare_job
+from .lava_log import parse_log
+from ..core.model import Runner
+from ..core.progress import Progress
+
+
+@dataclass(frozen=True)
+class LavaLab:
+    """What a lab tells sigwake: its server, its device type, and where jobs' files go."""
+
+    server: LavaServer
+    files: LavaFiles
+    device_type: str = "qemu"
+    start_timeout_s: float = 1800.0  # a job still queued after this is canceled and recorded as timeout
+    poll_s: float = 5.0
+
+    # Where the run's images boot (targets.Place): a worker's QEMU, which sigwake cannot probe from here.
+    def accel(self, option: str | None) -> qemu.Accel:
+        return lava_accel(option)
+
+    def missing(self, arch: str) -> str | None:
+        return None  # the lab's device type says what it boots
+
+    def version(self, arch: str) -> str:
+        return ""  # the worker's, not known here
+
+    def guest_for(self, guest: GuestConfig, arch: str, option: str | None) -> GuestConfig:
+        return guest  # the worker boots it as it boots any
+
+    def at_once(self, jobs: int, memory_mb: int) -> int:
+        return jobs  # jobs in flight: the lab schedules its devices
+
+    def announce(self, progress: Progress) -> str | None:
+        try:
+            progress.step(f"LAVA {self.server.version()} at {self.server.root}, device type {self.device_type}")
+        except LavaError as e:  # every kernel is still recorded, each job as not submitted
+            progress.step(str(e))
+            return f"LAVA: {e}"
+        return None
+
+    def target(self, kernel: Kernel, initrd: Path, version: str) -> LavaTarget:
+        return LavaTarget(kernel, initrd, self)
+
+
+def lava_accel(override: str | None) -> qemu.Accel:
+    """What the job asks of the worker's QEMU: sigwake cannot probe a worker's KVM from here, so
+    TCG unless the lab says --accel kvm."""
+    if override == "kvm":
+        return qemu.Accel("kvm", "asked of the LAVA worker with --accel kvm")
+    return qemu.Accel("tcg", "asked of the LAVA worker (a worker's KVM cannot be probed from here; --accel kvm)")
+
+
+@dataclass(frozen=True)
+class Waited:
+    state: JobState | None  # None: the server could not be asked at the end
+    timed_out: bool
+    ended: str  # how the job ended, in words
+
+
+def wait_for(lab: LavaLab, job_id: int, job: PreparedJob, stop: threading.Event | None) -> Waited:
+    """Polls until the job finishes; cancels it when it does not start in time, runs past its
+    own timeout, or the run is interrupted (then raises qemu.Stopped)."""
+    name = f"LAVA job {job_id}"
+    queued_until = time.monotonic() + lab.start_timeout_s
+    running_until: float | None = None
+    state: JobState | None = None
+    last_error = ""
+    while True:
+        try:
+            state = lab.server.job(job_id)
+            last_error = ""
+        except LavaError as e:  # a server that went away for a while: keep asking until a deadline
+            last_error = str(e)
+        now = time.monotonic()
+        if state is not None and state.finished:
+            failure = f": {state.failure}" if state.failure else ""
+            return Waited(state, False, f"{name} ended {state.health}{failure}")
+        if state is not None and state.started and running_until is None:
+            running_until = now + job.timeout_s + lab.poll_s * 2
+        late = (running_until is not None and now > running_until) or (running_until is None and now > queued_until)
+        if stop is not None and stop.is_set():
+            _cancel(lab, job_id)
+            raise qemu.Stopped(f"stopped while {name} ran; it was canceled")
+        if late:
+            _cancel(lab, job_id)
+            where = f"state {state.state}" if state is not None else last_error
+            if running_until is None:
+                return Waited(state, True, f"{name} did not start within {lab.start_timeout_s:.0f} s ({where}); "
+                                           f"canceled (is a {lab.device_type} device online?)")
+            return Waited(state, True, f"{name} ran past its own timeout of {job.timeout_s:.0f} s ({where}); canceled")
+        if stop is not None:
+            stop.wait(lab.poll_s)
+        else:
+            time.sleep(lab.poll_s)
+
+
+def _cancel(lab: LavaLab, job_id: int) -> None:
+    try:
+        lab.server.cancel(job_id)
+    except LavaError:
+        pass  # the verdict says the job was given up; the server may have gone
+
+
+def read_back(log_text: str, job: PreparedJob, programs: list[str], config: GuestConfig, waited: Waited,
+              console_log: Path) -> GuestOutcome:
+    """A job's log judged as a local boot's console is: the same unframing with the job's token, the
+    same parser; LAVA's word on the job is the boot's detail when the init did not report in full."""
+    log = parse_log(log_text)
+    console_log.write_text(log.console)
+    ended = "; ".join(filter(None, [waited.ended, log.error]))
+    seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else 0.0
+    outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended)
+    judged = interpret(outcome, job.token, programs, config.privileges, config.timeout_for(len(programs)),
+                       config.repeat)
+    if judged.boot.status == "ok" and waited.state is not None and waited.state.health != "Complete":
+        judged.boot.detail = ended  # the init reported in full, but LAVA judged the job otherwise: say so
+    return judged
+
+
+@dataclass(frozen=True)
+class LavaTarget:
+    kernel: Kernel
+    initrd: Path  # the run's initramfs; each job gets a copy with its own token
+    lab: LavaLab
+
+    def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome:
+        programs = sorted(binaries.reproducers)
+        job = prepare_job(self.kernel, self.initrd, len(programs), config, self.lab.files, self.lab.device_type)
+        try:
+            job_id = self.lab.server.submit(job.definition)
+        except LavaError as e:
+            self.lab.files.remove(job.initrd_url)
+            return read_back("", job, programs, config, Waited(None, False, f"the LAVA job was not submitted: {e}"),
+                             console_log)
+        try:
+            waited = wait_for(self.lab, job_id, job, config.stop)
+            try:
+                log_text = self.lab.server.log(job_id)
+            except LavaError as e:
+                log_text = ""
+                waited = Waited(waited.state, waited.timed_out, f"{waited.ended}; its log could not be read: {e}")
+        finally:
+            self.lab.files.remove(job.initrd_url)
+        judged = read_back(log_text, job, programs, config, waited, console_log)
+        return dataclasses.replace(judged, job_id=str(job_id), job_url=self.lab.server.job_url(job_id))
+
+    def describe(self, config: GuestConfig) -> Runner:
+        return Runner("lava", config.repeat, "", config.accel.name, config.accel.reason, config.cpus,
+                      config.memory_mb)
