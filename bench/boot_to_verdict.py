@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 from sigwake.programs import binaries  # noqa: E402
 from sigwake.targets import qemu  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
-from sigwake.targets.guest import GuestConfig  # noqa: E402
+from sigwake.targets.options import RunOptions  # noqa: E402
 from sigwake.targets.registry import QemuTarget  # noqa: E402
 from sigwake.kernels.kernels import KernelCache, expand_specs  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
@@ -41,7 +41,7 @@ def main() -> int:
     quiet = Progress(quiet=True)
     built = binaries.build(REPO, REPO / "build", quiet)
     accel = qemu.choose_accel(args.accel)
-    config = GuestConfig(accel, repeat=args.repeat)
+    config = RunOptions(accel, repeat=args.repeat)
     cache = KernelCache(default_cache())
     programs = sorted(built.reproducers)
     print(f"accelerator: {accel.name} ({accel.reason}); {args.boots} boots per kernel and mode; "

@@ -27,7 +27,7 @@ from sigwake.kernels import source_tree  # noqa: E402
 from sigwake.commands.bisect import Probe, bisect_tree  # noqa: E402
 from sigwake.kernels.build import BuildRequest, KernelBuilder, git  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
-from sigwake.targets.guest import GuestConfig  # noqa: E402
+from sigwake.targets.options import RunOptions  # noqa: E402
 from sigwake.targets.registry import QemuTarget  # noqa: E402
 from sigwake.kernels.kernels import KernelCache, file_kernel  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
@@ -63,7 +63,7 @@ def main() -> int:
 
         accel = qemu.choose_accel(None)
         built = binaries.build(REPO, REPO / "build", quiet)
-        config = GuestConfig(accel, privileges=("root",), repeat=1)
+        config = RunOptions(accel, privileges=("root",), repeat=1)
         # The builds made the PVH vmlinux; the bzImage of the same objects, for comparison.
         objects = warm.make(tree, ["bzImage"], work / "bzImage.log", quiet)
         for label, image in (("bzImage", objects / "arch/x86/boot/bzImage"), ("vmlinux (PVH)", objects / "vmlinux")):
@@ -85,7 +85,7 @@ def main() -> int:
                         f.write(f"/* bench: unrelated {i} */\n")
                     source_tree.commit_all(tree, f"unrelated {i}")
             probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio",
-                          GuestConfig(accel, privileges=("root",), repeat=3), work)
+                          RunOptions(accel, privileges=("root",), repeat=3), work)
             report = bisect_tree(warm, tree, fragments, base, "HEAD", probe, quiet)
             print(f"  bisection over {args.bisect} commits: {len(report.steps)} builds ({len(report.steps) - 2} "
                   f"steps + 2 endpoints); log2({args.bisect}) = {math.log2(args.bisect):.1f}")

@@ -31,7 +31,7 @@ from sigwake.targets import qemu  # noqa: E402
 from sigwake.kernels import source_tree  # noqa: E402
 from sigwake.kernels.build import KernelBuilder  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
-from sigwake.targets.guest import PRIVILEGES, GuestConfig  # noqa: E402
+from sigwake.targets.options import PRIVILEGES, RunOptions  # noqa: E402
 from sigwake.kernels.kernels import KernelCache  # noqa: E402
 from sigwake.commands.mutagen import MutagenError  # noqa: E402
 from sigwake.commands.mutant_score import equivalents, judged, render, score_generated, write_score  # noqa: E402
@@ -74,7 +74,7 @@ def main() -> int:
     tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress,
                                  copy=k - 1 if args.tree_copy is None else args.tree_copy)
     builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
-    config = GuestConfig(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
+    config = RunOptions(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
     start = time.monotonic()
     fragments = (*kconfig.default_fragments(REPO / "kernel-configs"),
                  *(Path(c) if "/" in c else REPO / "kernel-configs" / f"{c}.config" for c in args.config))

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 from sigwake.programs import binaries  # noqa: E402
 from sigwake.targets import qemu  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
-from sigwake.targets.guest import GuestConfig  # noqa: E402
+from sigwake.targets.options import RunOptions  # noqa: E402
 from sigwake.kernels.kernels import DEFAULT_KERNELS, KernelCache, host_kernel  # noqa: E402
 from sigwake.targets.registry import HostTarget, QemuTarget  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
@@ -49,7 +49,7 @@ def main() -> int:
     progress = Progress()
     built = binaries.build(REPO, REPO / "build", progress)
     if args.native:
-        config = GuestConfig(qemu.Accel("none", "native"), repeat=args.native, privileges=tuple(args.passes.split(",")))
+        config = RunOptions(qemu.Accel("none", "native"), repeat=args.native, privileges=tuple(args.passes.split(",")))
         with tempfile.TemporaryDirectory(prefix="sigwake-soak-") as tmp:
             start = time.monotonic()
             outcome = HostTarget(host_kernel()).run(built, config, Path(tmp) / "console.log")
@@ -60,7 +60,7 @@ def main() -> int:
             (kernel,) = cache.resolve(args.kernel, progress)
         else:
             kernel = cache.fetch(cache.newest(next(q for q in DEFAULT_KERNELS if q.suite == "trixie"), progress), progress)
-        config = GuestConfig(qemu.choose_accel(None), repeat=args.guest, privileges=tuple(args.passes.split(",")))
+        config = RunOptions(qemu.choose_accel(None), repeat=args.guest, privileges=tuple(args.passes.split(",")))
         with tempfile.TemporaryDirectory(prefix="sigwake-soak-") as tmp:
             initrd = built.initramfs(Path(tmp) / "guest.cpio")
             start = time.monotonic()

@@ -12,7 +12,7 @@ import pytest
 from sigwake.judge import expectations
 from sigwake.programs.binaries import Binaries
 from sigwake.commands.bisect import Probe, bisect_debian, debian_packages
-from sigwake.targets.guest import GuestConfig
+from sigwake.targets.options import RunOptions
 from sigwake.kernels.kernels import KernelCache
 from sigwake.core.progress import Progress
 from sigwake.targets.qemu import Accel
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 def test_debian_packages_bisect_to_the_first_fixed_release(built: Binaries, accel: Accel, cache_root: Path,
                                                            tmp_path: Path) -> None:
     probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio",
-                  GuestConfig(accel, repeat=3, privileges=("root",)), tmp_path)
+                  RunOptions(accel, repeat=3, privileges=("root",)), tmp_path)
     report = bisect_debian(KernelCache(cache_root), "amd64", probe, Progress(quiet=True))
     assert (report.old, report.new) == (Verdict.NOT_DELIVERED, Verdict.DELIVERED)
     (first,) = report.first_changed

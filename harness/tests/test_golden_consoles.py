@@ -40,7 +40,7 @@ def read(name: str) -> dict[str, Any]:
         text = log.console
     token = console.likeliest_token(text)
     unframed = console.unframe(text, token)
-    report = ktap.parse_guest(unframed.payloads, unframed.lines)
+    report = ktap.parse_runner(unframed.payloads, unframed.lines)
     found = attribute(splats.find(text), report.runs)
     return {
         "lava": lava,

@@ -2,7 +2,7 @@
 kernel rarely gives us on demand (torn lines, half reports, QEMU errors)."""
 
 from sigwake.parse.console import frame_line
-from sigwake.targets.guest import interpret
+from sigwake.targets.interpret import interpret
 from sigwake.targets.capture import Capture
 from sigwake.core.verdicts import Verdict
 

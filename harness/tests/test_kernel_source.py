@@ -25,7 +25,8 @@ from sigwake.commands.bisect import Probe, bisect_tree
 from sigwake.core.outcomes import Mark
 from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git
 from sigwake.commands.cli import REPO
-from sigwake.targets.guest import GuestConfig, run_guest
+from sigwake.targets.options import RunOptions
+from sigwake.targets.qemu_run import run_qemu
 from sigwake.judge.judgement import Outcome, findings, judge
 from sigwake.kernels.kernels import KernelCache, file_kernel
 from sigwake.core.model import KernelResult, Origin, Runner
@@ -89,8 +90,8 @@ def remove_tree(tree: Path, builder: KernelBuilder) -> None:
     shutil.rmtree(tree, ignore_errors=True)
 
 
-def guest(accel: Accel) -> GuestConfig:
-    return GuestConfig(accel, repeat=3, privileges=("root",))
+def guest(accel: Accel) -> RunOptions:
+    return RunOptions(accel, repeat=3, privileges=("root",))
 
 
 def test_validate_patch_shows_the_fix_and_unchanged_controls(history_6_1: History, builder: KernelBuilder,
@@ -173,8 +174,8 @@ def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
     programs = {"provoke": test_programs["provoke"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "provoke.cpio")
     log = tmp_path / "console.log"
-    got = run_guest(file_kernel(kernel.image), initrd, sorted(programs),
-                    GuestConfig(accel, repeat=1, privileges=("root",)), log)
+    got = run_qemu(file_kernel(kernel.image), initrd, sorted(programs),
+                    RunOptions(accel, repeat=1, privileges=("root",)), log)
     by_case = {s.case: s for s in got.splats}
     warning, bug, panic = by_case["provoke_warning"], by_case["provoke_bug"], by_case["provoke_panic"]
     assert warning.title == "WARNING in lkdtm_WARNING" and warning.privilege == "root"
@@ -211,7 +212,7 @@ def test_generated_mutants_are_built_booted_and_scored_end_to_end(tree_6_12: Pat
     # makes perf_poll() report POLLIN) and EPOLLIN swapped for its neighbour EPOLLHUP. Both take the wakeup away.
     programs = built.select(["watermark_sigio", "watermark_poll"])
     path = {"kernel/events/ring_buffer.c": ("perf_output_wakeup",)}
-    records = score_generated(builder, tree_6_12, fragments, programs, GuestConfig(accel, repeat=2, privileges=("root",)),
+    records = score_generated(builder, tree_6_12, fragments, programs, RunOptions(accel, repeat=2, privileges=("root",)),
                               tmp_path, PROGRESS, per_group=1, path=path, operators=("statement", "sibling"))
     by_operator = {r.operator: r for r in records}
     assert set(by_operator) == {"statement", "sibling"}
@@ -221,7 +222,7 @@ def test_generated_mutants_are_built_booted_and_scored_end_to_end(tree_6_12: Pat
         assert record.verdict == "killed", (record.name, record.why)
         assert any("watermark_poll [root]: regresses" in k and "no-wakeup" in k for k in record.killed_by), record
     # a second call judges nothing again: every record is kept
-    again = score_generated(builder, tree_6_12, fragments, programs, GuestConfig(accel, repeat=2, privileges=("root",)),
+    again = score_generated(builder, tree_6_12, fragments, programs, RunOptions(accel, repeat=2, privileges=("root",)),
                             tmp_path, PROGRESS, per_group=1, path=path, operators=("statement", "sibling"))
     assert again == records
 

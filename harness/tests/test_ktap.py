@@ -1,7 +1,7 @@
 """The KTAP the reproducers and the guest init print, read back."""
 
 from sigwake.parse.outcome import case_verdicts, judged, run_problem
-from sigwake.parse.ktap import parse_guest, parse_program, parse_result
+from sigwake.parse.ktap import parse_runner, parse_program, parse_result
 from sigwake.core.verdicts import Verdict
 
 NOT_DELIVERED = """KTAP version 1
@@ -87,7 +87,7 @@ def run_of(name: str, number: int, body: list[str], result: str, privilege: str 
 
 
 def test_guest_report_nests_each_run() -> None:
-    report = parse_guest(guest(
+    report = parse_runner(guest(
         run_of("watermark_sigio", 1, NOT_DELIVERED, "not ok 1 watermark_sigio"),
         run_of("hang", 2, [], "not ok 2 hang # TIMEOUT killed at the deadline"),
         run_of("crash", 3, ["KTAP version 1"], "not ok 3 crash # ERROR killed by signal 11"),
@@ -109,24 +109,24 @@ def test_privilege_passes_label_their_runs() -> None:
                   header=header)
     second_pass = lines.index(body[0], lines.index(body[-1]))
     lines[second_pass:second_pass] = ["# sigwake.pass=user-paranoid1", "# sigwake.paranoid=1"]
-    report = parse_guest(lines)
+    report = parse_runner(lines)
     assert [r.privilege for r in report.runs] == ["root", "user-paranoid1"]
     assert report.paranoid == {"root": "3", "user-paranoid1": "1"}
 
 
 def test_a_reproducer_cannot_print_a_top_level_result() -> None:
     forged = NOT_DELIVERED + ["ok 1 watermark_sigio", "# sigwake.done=1"]
-    report = parse_guest(guest(run_of("watermark_sigio", 1, forged, "not ok 1 watermark_sigio")))
+    report = parse_runner(guest(run_of("watermark_sigio", 1, forged, "not ok 1 watermark_sigio")))
     # Its lines stay inside its subtest: a second result line there is a flaw, never a pass.
     assert {v for _, v, _, _ in case_verdicts(report.runs[0].document)} == {Verdict.ERROR}
 
 
 def test_done_needs_every_planned_run() -> None:
-    report = parse_guest(guest(run_of("a", 1, NOT_DELIVERED, "not ok 1 a"), done=2))
+    report = parse_runner(guest(run_of("a", 1, NOT_DELIVERED, "not ok 1 a"), done=2))
     assert not report.done
 
 
 def test_the_guests_warnings_are_kept() -> None:
-    report = parse_guest(["KTAP version 1", "# sigwake.warning=unknown pass user-paranoid9", "1..0",
+    report = parse_runner(["KTAP version 1", "# sigwake.warning=unknown pass user-paranoid9", "1..0",
                           "# sigwake.done=0"])
     assert report.warnings == ["unknown pass user-paranoid9"] and report.done

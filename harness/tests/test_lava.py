@@ -19,7 +19,8 @@ from sigwake.parse import console
 from sigwake.programs import initramfs
 from sigwake.targets import qemu
 from sigwake.commands.cli import REPO, main
-from sigwake.targets.guest import GuestConfig, boot_arguments
+from sigwake.targets.options import RunOptions
+from sigwake.targets.boot_image import boot_arguments
 from sigwake.kernels.kernels import Kernel
 from sigwake.targets.lava_api import JobState, LavaError, LavaServer, base_url
 from sigwake.targets.lava_job import PreparedJob, default_files, prepare_job, write_jobs
@@ -51,7 +52,7 @@ def shared_initrd(tmp_path: Path) -> Path:
 
 
 def test_a_job_boots_as_qemu_here_does(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    config = GuestConfig(TCG, repeat=2, privileges=("root", "user-paranoid2"))
+    config = RunOptions(TCG, repeat=2, privileges=("root", "user-paranoid2"))
     files = default_files(tmp_path / "files")
     job = prepare_job(kernel, shared_initrd, 3, config, files, "qemu")
     definition = yaml.safe_load(job.definition)
@@ -75,17 +76,17 @@ def test_a_job_boots_as_qemu_here_does(kernel: Kernel, shared_initrd: Path, tmp_
 
 def test_lavas_own_schema_accepts_the_job(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
     schemas = pytest.importorskip("lava_common.schemas", reason="lava-dispatcher is not installed (./sigwake test installs it)")
-    job = prepare_job(kernel, shared_initrd, 3, GuestConfig(TCG), default_files(tmp_path), "qemu")
+    job = prepare_job(kernel, shared_initrd, 3, RunOptions(TCG), default_files(tmp_path), "qemu")
     schemas.validate(yaml.safe_load(job.definition), strict=True)
 
 
 def test_kvm_is_asked_of_the_device_type(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    job = prepare_job(kernel, shared_initrd, 1, GuestConfig(qemu.Accel("kvm", "lab")), default_files(tmp_path), "qemu")
+    job = prepare_job(kernel, shared_initrd, 1, RunOptions(qemu.Accel("kvm", "lab")), default_files(tmp_path), "qemu")
     assert "no_kvm" not in yaml.safe_load(job.definition)["context"]
 
 
 def test_the_monitor_matches_this_jobs_frames_only(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    job = prepare_job(kernel, shared_initrd, 1, GuestConfig(TCG), default_files(tmp_path), "qemu")
+    job = prepare_job(kernel, shared_initrd, 1, RunOptions(TCG), default_files(tmp_path), "qemu")
     monitor = yaml.safe_load(job.definition)["actions"][2]["test"]["monitors"][0]
     result = console.frame_line(job.token, 7, "not ok 3 watermark_sigio.watermark_sigio [root run 1]")
     match = re.search(monitor["pattern"], result)
@@ -96,7 +97,7 @@ def test_the_monitor_matches_this_jobs_frames_only(kernel: Kernel, shared_initrd
 
 
 def test_jobs_json_names_each_jobs_token(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    job = prepare_job(kernel, shared_initrd, 1, GuestConfig(TCG), default_files(tmp_path / "files"), "qemu")
+    job = prepare_job(kernel, shared_initrd, 1, RunOptions(TCG), default_files(tmp_path / "files"), "qemu")
     write_jobs([job], tmp_path / "jobs")
     manifest = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
     assert manifest[kernel.id]["token"] == job.token

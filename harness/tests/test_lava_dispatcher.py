@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from sigwake.programs import binaries
-from sigwake.targets.guest import GuestConfig
+from sigwake.targets.options import RunOptions
 from sigwake.kernels.kernels import Kernel
 from sigwake.targets.lava_job import default_files, prepare_job, write_jobs
 from sigwake.targets.lava_log import parse_log
@@ -39,7 +39,7 @@ def device_description(context: dict[str, object]) -> str:
 def test_lava_run_reaches_the_local_verdicts(local_run: RunSummary, kernel_6_1: Kernel, built: binaries.Binaries,
                                              initrd: Path, tmp_path: Path) -> None:
     local = next(r for r in local_run.results if r.kernel_id == kernel_6_1.id)
-    config = GuestConfig(qemu.Accel(local.runner.accel, "as the local run"))
+    config = RunOptions(qemu.Accel(local.runner.accel, "as the local run"))
     programs = sorted(built.reproducers)
     job = prepare_job(kernel_6_1, initrd, len(programs), config, default_files(tmp_path / "files"), "qemu")
     written = write_jobs([job], tmp_path / "jobs")

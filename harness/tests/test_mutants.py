@@ -11,7 +11,8 @@ import pytest
 
 from sigwake.programs.catalogue import Catalogue
 from sigwake.kernels.build import BuildError, BuildRequest, BuiltKernel
-from sigwake.targets.guest import GuestConfig, GuestOutcome
+from sigwake.targets.options import RunOptions
+from sigwake.targets.interpret import KernelOutcome
 from sigwake.core.model import BootRecord, ReproResult
 from sigwake.commands.mutants import BaseBootError, score
 from sigwake.core.progress import Progress
@@ -21,8 +22,8 @@ from sigwake.core.verdicts import Verdict
 D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
 
 
-def boot(*cases: ReproResult, status: str = "ok") -> GuestOutcome:
-    return GuestOutcome("6.12.0", BootRecord(status, detail="" if status == "ok" else "Kernel panic"), list(cases), {})
+def boot(*cases: ReproResult, status: str = "ok") -> KernelOutcome:
+    return KernelOutcome("6.12.0", BootRecord(status, detail="" if status == "ok" else "Kernel panic"), list(cases), {})
 
 
 def case(verdict: Verdict, runs: dict[str, int] | None = None, **evidence: int) -> ReproResult:
@@ -47,10 +48,10 @@ class FakeBuilder:
 class FakeBoot:
     """Each label's boots in order (a label's first boot, then "<label> again", "<label> second", ...)."""
 
-    boots: dict[str, list[GuestOutcome]]
+    boots: dict[str, list[KernelOutcome]]
     asked: list[str] = field(default_factory=list)
 
-    def __call__(self, built: BuiltKernel, label: str) -> GuestOutcome:
+    def __call__(self, built: BuiltKernel, label: str) -> KernelOutcome:
         self.asked.append(label)
         return self.boots[built.key].pop(0)
 
@@ -63,11 +64,11 @@ class FakeBinaries:
         return path
 
 
-def run(boots: dict[str, list[GuestOutcome]], tmp_path: Path, catalogue: Catalogue, broken: set[str] | None = None):
+def run(boots: dict[str, list[KernelOutcome]], tmp_path: Path, catalogue: Catalogue, broken: set[str] | None = None):
     fake = FakeBoot(boots)
     patches = [Path(f"{name}.patch") for name in boots if name != "base"] + [Path(f"{n}.patch") for n in broken or ()]
     results = score(FakeBuilder(broken or set()), tmp_path, (), patches, FakeBinaries(catalogue),  # type: ignore[arg-type]
-                    GuestConfig(Accel("tcg", "test")), tmp_path, Progress(quiet=True), fake)
+                    RunOptions(Accel("tcg", "test")), tmp_path, Progress(quiet=True), fake)
     return {r.name: r for r in results}, fake
 
 
@@ -83,7 +84,7 @@ def run(boots: dict[str, list[GuestOutcome]], tmp_path: Path, catalogue: Catalog
     # a mutant kernel that never boots is neither killed nor survived
     ([boot(status="boot-failed"), boot(status="timeout")], "boot failed"),
 ])
-def test_only_a_difference_between_good_boots_in_every_repeat_kills(mutant_boots: list[GuestOutcome], verdict: str,
+def test_only_a_difference_between_good_boots_in_every_repeat_kills(mutant_boots: list[KernelOutcome], verdict: str,
                                                                     tmp_path: Path, catalogue: Catalogue) -> None:
     results, _ = run({"base": [BASE], "m": mutant_boots}, tmp_path, catalogue)
     assert results["m"].verdict == verdict
@@ -134,14 +135,14 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
     path = {"path.c": ("perf_output_wakeup", "send_sigio")}
     asked: list[str] = []
 
-    def fake_boot(built: BuiltKernel, label: str) -> GuestOutcome:
+    def fake_boot(built: BuiltKernel, label: str) -> KernelOutcome:
         asked.append(label)
         return BASE if label == "unpatched" else boot(case(N))
 
     def shard(k: int, n: int, rejudge: tuple[str, ...] = (), fragments: tuple[Path, ...] = (),
               only: tuple[str, ...] = ()) -> list:
         return score_generated(FakeBuilder(), tree, fragments, FakeBinaries(catalogue),  # type: ignore[arg-type]
-                               GuestConfig(Accel("tcg", "test")), tmp_path / f"shard-{k}", Progress(quiet=True), 1,
+                               RunOptions(Accel("tcg", "test")), tmp_path / f"shard-{k}", Progress(quiet=True), 1,
                                path, records=tmp_path / "records", shard=(k, n), boot=fake_boot, rejudge=rejudge,
                                only=only)
 
@@ -172,11 +173,11 @@ def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_
     from sigwake.commands.mutant_score import ScoreStore, score_generated
     tree = tmp_path / "tree"
     shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
-    config = GuestConfig(Accel("tcg", "test"), repeat=2)
-    booted_with: list[GuestConfig] = []
+    config = RunOptions(Accel("tcg", "test"), repeat=2)
+    booted_with: list[RunOptions] = []
 
-    def boot_built(built, initrd, binaries, guest_config, log, label, progress):  # type: ignore[no-untyped-def]
-        booted_with.append(guest_config)
+    def boot_built(built, initrd, binaries, run_options, log, label, progress):  # type: ignore[no-untyped-def]
+        booted_with.append(run_options)
         if label == "unpatched":
             return BASE
         if interrupted:
@@ -214,7 +215,7 @@ def test_a_function_whose_sample_gave_no_verdict_is_sampled_further_until_one_is
     # its sampled mutants crash; beyond them, the first crashes, the second changes nothing, the rest are killed
     outcomes = [boot(status="boot-failed"), BASE]
 
-    def fake_boot(built: BuiltKernel, label: str) -> GuestOutcome:
+    def fake_boot(built: BuiltKernel, label: str) -> KernelOutcome:
         asked.append(label)
         name = label.split()[0]
         if label == "unpatched" or "-send_sigio-" not in name:
@@ -228,7 +229,7 @@ def test_a_function_whose_sample_gave_no_verdict_is_sampled_further_until_one_is
 
     def run(deepen: int, equivalent: dict[str, str] | None = None) -> list:
         return score_generated(FakeBuilder(), tree, (), FakeBinaries(catalogue),  # type: ignore[arg-type]
-                               GuestConfig(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
+                               RunOptions(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
                                boot=fake_boot, explained=equivalent, deepen=deepen)
 
     first = run(0)

@@ -14,19 +14,20 @@ from sigwake.programs.catalogue import Catalogue
 from sigwake.judge import expectations
 from sigwake.targets import qemu
 from sigwake.programs.binaries import Binaries
-from sigwake.targets.guest import PRIVILEGES, GuestConfig, GuestOutcome
+from sigwake.targets.options import PRIVILEGES, RunOptions
+from sigwake.targets.interpret import KernelOutcome
 from sigwake.kernels.kernels import host_kernel
 from sigwake.targets.registry import HostTarget
 from sigwake.core.verdicts import Verdict
 
 
 @pytest.fixture(scope="module")
-def host_run(built: Binaries, tmp_path_factory: pytest.TempPathFactory) -> GuestOutcome:
-    config = GuestConfig(qemu.Accel("none", "native"), repeat=3, privileges=PRIVILEGES)
+def host_run(built: Binaries, tmp_path_factory: pytest.TempPathFactory) -> KernelOutcome:
+    config = RunOptions(qemu.Accel("none", "native"), repeat=3, privileges=PRIVILEGES)
     return HostTarget(host_kernel()).run(built, config, tmp_path_factory.mktemp("host") / "console.log")
 
 
-def test_host_verdicts_match_what_is_known_of_its_version(host_run: GuestOutcome, built: Binaries, catalogue: Catalogue) -> None:
+def test_host_verdicts_match_what_is_known_of_its_version(host_run: KernelOutcome, built: Binaries, catalogue: Catalogue) -> None:
     assert host_run.boot.status == "native", host_run.boot
     assert host_run.release == os.uname().release
     roots = [r for r in host_run.reproducers if r.privilege == "root"]
@@ -38,7 +39,7 @@ def test_host_verdicts_match_what_is_known_of_its_version(host_run: GuestOutcome
         assert mismatch is None, str(mismatch)
 
 
-def test_passes_the_host_cannot_run_are_skipped_with_the_reason(host_run: GuestOutcome) -> None:
+def test_passes_the_host_cannot_run_are_skipped_with_the_reason(host_run: KernelOutcome) -> None:
     paranoid = Path("/proc/sys/kernel/perf_event_paranoid").read_text().strip()
     ran = {r.privilege for r in host_run.reproducers}
     assert "root" in ran and set(host_run.skipped) | ran == set(PRIVILEGES)
@@ -49,7 +50,7 @@ def test_passes_the_host_cannot_run_are_skipped_with_the_reason(host_run: GuestO
         assert f"user-paranoid{paranoid}" in ran
 
 
-def test_every_root_result_carries_its_kernel_path_or_why_not(host_run: GuestOutcome) -> None:
+def test_every_root_result_carries_its_kernel_path_or_why_not(host_run: KernelOutcome) -> None:
     if os.geteuid() != 0:
         pytest.skip("the kernel-path tracer loads BPF: root only")
     for r in (r for r in host_run.reproducers if r.privilege == "root"):
@@ -58,7 +59,7 @@ def test_every_root_result_carries_its_kernel_path_or_why_not(host_run: GuestOut
             assert isinstance(value, int) or str(value).startswith("unavailable: "), (r.name, function, value)
 
 
-def test_the_evidence_triad_is_reported(host_run: GuestOutcome) -> None:
+def test_the_evidence_triad_is_reported(host_run: KernelOutcome) -> None:
     sigio = next(r for r in host_run.reproducers if r.name == "watermark_sigio" and r.privilege == "root")
     assert {"records", "record_types", "pollin", "signals", "decided_after_us"} <= set(sigio.evidence)
     assert sigio.evidence["pollin"] == 1

@@ -13,7 +13,7 @@ from sigwake.programs.binaries import Binaries
 from sigwake.commands.bisect import Probe
 from sigwake.commands.cli import REPO
 from sigwake.judge.flavours import flavour_findings
-from sigwake.targets.guest import GuestConfig
+from sigwake.targets.options import RunOptions
 from sigwake.kernels.kernels import Kernel
 from sigwake.commands.orchestrator import RunConfig, RunSummary
 from sigwake.core.progress import Progress
@@ -36,7 +36,7 @@ def test_qa_names_the_first_rt_package_that_delivers(built: Binaries, accel: Acc
     run = RunConfig(REPO, REPO / "build", cache_root, results, (), repeat=1)
     config = QaConfig(run, ("amd64",), ("rt",), ("bookworm", "bookworm-backports"))
     probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio",
-                  GuestConfig(accel, repeat=3, privileges=("root",)), tmp_path)
+                  RunOptions(accel, repeat=3, privileges=("root",)), tmp_path)
     [line], summary = run_qa(config, lambda arch: probe, Progress(quiet=True))
 
     assert summary.failures == [] and line.missing == []

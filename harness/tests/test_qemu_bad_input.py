@@ -8,7 +8,8 @@ from pathlib import Path
 
 from sigwake.programs import initramfs
 from sigwake.commands.cli import REPO
-from sigwake.targets.guest import GuestConfig, run_guest
+from sigwake.targets.options import RunOptions
+from sigwake.targets.qemu_run import run_qemu
 from sigwake.kernels.kernels import Kernel
 from sigwake.commands.orchestrator import RunConfig, run_kernels
 from sigwake.core.progress import Progress
@@ -44,7 +45,7 @@ def test_a_missing_image_is_named_and_the_other_kernels_still_run(tmp_path: Path
 def test_a_kernel_that_panics_is_recorded_with_the_panic(tmp_path: Path, kernel_6_1: Kernel, accel: Accel) -> None:
     # An /init the kernel cannot execute: it panics with "No working init found".
     initrd = initramfs.write([initramfs.executable("init", b"not an executable\n")], tmp_path / "bad.cpio")
-    got = run_guest(kernel_6_1, initrd, ["watermark_sigio"], GuestConfig(accel), tmp_path / "console.log")
+    got = run_qemu(kernel_6_1, initrd, ["watermark_sigio"], RunOptions(accel), tmp_path / "console.log")
     assert got.boot.status == "boot-failed"
     assert "Kernel panic" in got.boot.detail
     assert got.reproducers[0].verdict is Verdict.BOOT_FAILED
@@ -52,8 +53,8 @@ def test_a_kernel_that_panics_is_recorded_with_the_panic(tmp_path: Path, kernel_
 
 def test_a_boot_past_its_timeout_is_killed_and_recorded(tmp_path: Path, kernel_6_1: Kernel, initrd: Path,
                                                         accel: Accel) -> None:
-    config = GuestConfig(accel, boot_timeout_s=1.0)  # far too short for a TCG boot: QEMU is still going
-    got = run_guest(kernel_6_1, initrd, ["watermark_sigio"], config, tmp_path / "console.log")
+    config = RunOptions(accel, boot_timeout_s=1.0)  # far too short for a TCG boot: QEMU is still going
+    got = run_qemu(kernel_6_1, initrd, ["watermark_sigio"], config, tmp_path / "console.log")
     assert got.boot.status == "timeout" and "1 s" in got.boot.detail
     assert got.reproducers[0].verdict is Verdict.TIMEOUT
 
@@ -62,8 +63,8 @@ def test_a_silent_guest_is_killed_long_before_its_timeout(tmp_path: Path, test_p
                                                           kernel_6_1: Kernel, accel: Accel) -> None:
     # An init that never prints: the kernel is up, and nothing more will come.
     initrd = initramfs.write([initramfs.executable("init", test_programs["hang"].read_bytes())], tmp_path / "quiet.cpio")
-    config = GuestConfig(accel, boot_timeout_s=600.0, quiet_limit_s=8.0)
-    got = run_guest(kernel_6_1, initrd, ["watermark_sigio"], config, tmp_path / "console.log")
+    config = RunOptions(accel, boot_timeout_s=600.0, quiet_limit_s=8.0)
+    got = run_qemu(kernel_6_1, initrd, ["watermark_sigio"], config, tmp_path / "console.log")
     assert got.boot.status == "timeout" and "silent for" in got.boot.detail, got.boot
     assert got.boot.seconds is not None and got.boot.seconds < 60
     assert got.reproducers[0].verdict is Verdict.TIMEOUT
@@ -75,8 +76,8 @@ def test_the_guest_kills_a_hung_reproducer_and_goes_on(tmp_path: Path, built, te
                 "c_watermark_poll": built.reproducers["watermark_poll"], "d_silent": test_programs["silent"],
                 "e_liar": test_programs["liar"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "misbehaving.cpio")
-    config = GuestConfig(accel, repro_timeout_ms=1000, repeat=1, privileges=("root", "user-paranoid1"))
-    got = run_guest(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
+    config = RunOptions(accel, repro_timeout_ms=1000, repeat=1, privileges=("root", "user-paranoid1"))
+    got = run_qemu(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
     assert got.boot.status == "ok", got.boot
     assert {r.privilege for r in got.reproducers} == {"root", "user-paranoid1"}
     by_name = {r.name: r for r in got.reproducers if r.privilege == "user-paranoid1"}
@@ -94,8 +95,8 @@ def test_a_kernel_crash_mid_run_hides_nothing_the_rest_runs_in_a_fresh_boot(
     programs = {"a_sysrq_crash": test_programs["sysrq_crash"], "b_watermark_poll": built.reproducers["watermark_poll"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "crash.cpio")
     log = tmp_path / "console.log"
-    got = run_guest(kernel_6_12, initrd, sorted(programs),
-                    GuestConfig(accel, repeat=1, privileges=("root", "user-paranoid1")), log)
+    got = run_qemu(kernel_6_12, initrd, sorted(programs),
+                    RunOptions(accel, repeat=1, privileges=("root", "user-paranoid1")), log)
     (panic,) = got.splats
     assert (panic.title, panic.fatal) == ("kernel panic: sysrq triggered crash", True)
     assert (panic.privilege, panic.case) == ("root", "sysrq_crash")
@@ -115,8 +116,8 @@ def test_a_reproducer_cannot_forge_the_consoles_frames(tmp_path: Path, built, te
                                                        kernel_6_12: Kernel, accel: Accel) -> None:
     programs = {"a_forge": test_programs["forge"], "b_watermark_poll": built.reproducers["watermark_poll"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "forge.cpio")
-    config = GuestConfig(accel, repeat=1, privileges=("root", "user-paranoid2"))
-    got = run_guest(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
+    config = RunOptions(accel, repeat=1, privileges=("root", "user-paranoid2"))
+    got = run_qemu(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
     assert got.boot.status == "ok", got.boot
     forge = {r.privilege: r.evidence for r in got.reproducers if r.name == "forge"}
     for privilege, found in forge.items():  # the token is nowhere a reproducer can read it, root included

@@ -78,7 +78,7 @@ def test_result_files_console_logs_and_matrix_are_written(run: RunSummary, resul
         data = json.loads((results_dir / f"{result.kernel_id}.json").read_text())
         assert data["release"] == result.release
         assert data["origin"]["kind"] == "debian" and len(data["origin"]["sha256"]) == 64
-        assert data["runner"]["qemu"].startswith("QEMU emulator version")
+        assert data["runner"]["machine"].startswith("QEMU emulator version")
         assert data["boot"]["seconds"] > 0 and data["boot"]["init_uptime_ms"] > 0
         assert all(r["duration_ms"] > 0 for r in data["reproducers"])
         log = (results_dir / f"{result.kernel_id}.console.log").read_text(errors="replace")

@@ -74,3 +74,16 @@ def test_the_codec_refuses_what_does_not_fit() -> None:
         from_data(QaLine, {**good, "colour": "red"})
     with pytest.raises(TypeError, match="QaLine.steps"):
         from_data(QaLine, {**good, "steps": "none"})
+
+
+def test_a_schema_3_result_is_upgraded_on_reading_its_runner_s_qemu_named_machine(tmp_path: Path) -> None:
+    committed = next(p for p in sorted(RESULTS.glob("*.json"))
+                     if json.loads(p.read_text()).get("schema") == 3 and json.loads(p.read_text())["runner"].get("qemu"))
+    old = json.loads(committed.read_text())
+    (tmp_path / committed.name).write_text(json.dumps(old))
+    (result,) = load_results(tmp_path).results
+    assert result.schema == schema.CURRENT["kernel-result"] == 4 and result.runner.machine == old["runner"]["qemu"]
+    write_checked(tmp_path / "again.json", "kernel-result", to_data(result))  # written back at schema 4
+    assert json.loads((tmp_path / "again.json").read_text())["runner"]["machine"] == old["runner"]["qemu"]
+    with pytest.raises(ValueError, match="breaks kernel-result schema 4 at runner"):
+        schema.check("kernel-result", {**to_data(result), "runner": {**to_data(result.runner), "qemu": "x"}})

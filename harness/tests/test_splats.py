@@ -69,7 +69,7 @@ def test_a_report_interleaved_with_frames_is_read_whole_and_given_to_the_case_th
             "# sigwake.done=2"]
     text = guest_console("c0ffee", body)
     unframed = console.unframe(text, "c0ffee")
-    runs = ktap.parse_guest(unframed.payloads, unframed.lines).runs
+    runs = ktap.parse_runner(unframed.payloads, unframed.lines).runs
     (splat,) = attribute(splats.find(text), runs)
     assert splat.title == "WARNING in perf_event_wakeup"
     assert "SIGWAKE" not in splat.report and "end trace" in splat.report
@@ -80,14 +80,14 @@ def test_a_report_interleaved_with_frames_is_read_whole_and_given_to_the_case_th
 def test_a_report_before_any_program_belongs_to_the_boot() -> None:
     text = (DATA / "warning.log").read_text() + guest_console("c0ffee", ["KTAP version 1", "# sigwake.start=x"])
     unframed = console.unframe(text, "c0ffee")
-    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    (splat,) = attribute(splats.find(text), ktap.parse_runner(unframed.payloads, unframed.lines).runs)
     assert splat.case is None and splat.where() == "outside every case"
 
 
 def test_the_committed_cloud_kernel_crash_is_read_back_from_its_console_log() -> None:
     text = (CRASH / "6.12.95+deb12-cloud-amd64.console.log").read_text()
     unframed = console.unframe(text, console.likeliest_token(text))
-    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    (splat,) = attribute(splats.find(text), ktap.parse_runner(unframed.payloads, unframed.lines).runs)
     assert splat.title == "PANIC: double fault in kmem_cache_alloc_noprof" and splat.fatal
     assert (splat.privilege, splat.case) == ("user-paranoid1", "set_output_sigio_fasync_on_source")
     assert "alloc_pid" in splat.report and "Kernel panic - not syncing" in splat.report
@@ -108,7 +108,7 @@ def test_a_kernel_line_inside_a_frame_is_read_and_the_frame_mended() -> None:
     assert unframed.payloads == ["# sigwake.start=watermark_sigio", "# sigwake.case=watermark_sigio",
                                  "# sigwake.exit=0", "ok 1 watermark_sigio.watermark_sigio [root run 1]"]
     assert (unframed.rejected, unframed.missing) == (0, [])
-    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    (splat,) = attribute(splats.find(text), ktap.parse_runner(unframed.payloads, unframed.lines).runs)
     assert (splat.title, splat.case) == ("WARNING in perf_event_wakeup", "watermark_sigio")
 
 
@@ -117,5 +117,5 @@ def test_a_run_the_kernel_cut_off_has_no_taint_after_it() -> None:
             "# sigwake.case=watermark_sigio"]
     text = guest_console("c0ffee", body) + (DATA / "warning.log").read_text()  # and then nothing: it died
     unframed = console.unframe(text, "c0ffee")
-    (splat,) = attribute(splats.find(text), ktap.parse_guest(unframed.payloads, unframed.lines).runs)
+    (splat,) = attribute(splats.find(text), ktap.parse_runner(unframed.payloads, unframed.lines).runs)
     assert (splat.tainted_before, splat.tainted_after) == ("0", "")

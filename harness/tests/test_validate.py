@@ -10,7 +10,7 @@ import pytest
 
 from sigwake.programs.catalogue import Catalogue
 from sigwake.judge import expectations
-from sigwake.targets.guest import GuestOutcome
+from sigwake.targets.interpret import KernelOutcome
 from sigwake.commands.mutants import MutantResult, table
 from sigwake.core.model import BootRecord, ReproResult, Splat
 from sigwake.judge.change import compare
@@ -64,7 +64,7 @@ def test_a_splat_on_the_patched_kernel_regresses_the_case_whatever_its_verdict(c
     warn = Splat("warning", "WARNING in perf_event_wakeup", 120, "WARNING: ...", privilege="root",
                  case="watermark_sigio")
     base = outcome_of(result("watermark_sigio", D), result("watermark_poll", D))
-    patched = GuestOutcome("6.12.0", BootRecord("ok"), [result("watermark_sigio", D), result("watermark_poll", D)],
+    patched = KernelOutcome("6.12.0", BootRecord("ok"), [result("watermark_sigio", D), result("watermark_poll", D)],
                            {}, splats=[warn])
     changes = {c.case: c for c in pair(base, patched, catalogue)}
     assert changes["watermark_sigio"].outcome == "regresses"
@@ -88,8 +88,8 @@ def test_unprivileged_passes_are_judged_by_their_own_expectations(catalogue: Cat
     assert compare(refused, opened, catalogue)[0] == "regresses"
 
 
-def outcome_of(*results: ReproResult) -> GuestOutcome:
-    return GuestOutcome("6.12.0", BootRecord("ok"), list(results), {})
+def outcome_of(*results: ReproResult) -> KernelOutcome:
+    return KernelOutcome("6.12.0", BootRecord("ok"), list(results), {})
 
 
 def test_a_case_that_dies_or_vanishes_after_the_patch_is_reported(catalogue: Catalogue) -> None:

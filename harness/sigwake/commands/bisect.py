@@ -24,7 +24,7 @@ from ..programs.binaries import Binaries
 from ..kernels.build import BuildError, BuildRequest, KernelBuilder, git
 from ..core import debian_names
 from ..kernels.debian import SUITE_SOURCES, Package, compare_versions
-from ..targets.guest import GuestConfig
+from ..targets.options import RunOptions
 from ..kernels.kernels import Kernel, KernelCache, file_kernel
 from ..core.progress import Progress
 from ..targets.registry import target_for
@@ -250,7 +250,7 @@ class Probe:
     binaries: Binaries  # holding just the program
     program: str
     case: str
-    config: GuestConfig
+    config: RunOptions
     work: Path
 
     def judge(self, kernel: Kernel, label: str) -> Probed:

@@ -23,13 +23,13 @@ from .bisect import SPLIT, BisectError, BisectReport, Probe, bisect_debian, bise
 from ..kernels.build import BuildError, BuildRequest, KernelBuilder
 from ..programs.catalogue import Catalogue
 from ..kernels.debian import DebianError
-from ..targets.guest import PRIVILEGES, GuestConfig
+from ..targets.options import PRIVILEGES, RunOptions
 from ..core.debian_names import FLAVOURS
 from ..kernels.kernels import KernelCache, arches_of, expand_specs, flavours_of
 from ..core.atomic import DiskFullError
 from ..store.store import NoResults, write_bisection, write_validation
 from .orchestrator import Interrupted, RunConfig, RunSummary, run_kernels, source_commit
-from ..targets.registry import guest_for_arch
+from ..targets.registry import options_for_arch
 from ..targets.lava_api import LavaServer
 from ..targets.lava_job import default_files, prepare_job, write_jobs
 from ..targets.lava_target import LavaLab, lava_accel
@@ -82,7 +82,7 @@ def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = Fals
                    "bisect --debian judges that many packages per round (default: the cores)")
 
 
-def guest_options(p: argparse.ArgumentParser, passes: tuple[str, ...]) -> None:
+def case_loop_options(p: argparse.ArgumentParser, passes: tuple[str, ...]) -> None:
     boot_options(p)
     p.add_argument("--passes", default=",".join(passes),
                    help=f"privilege passes, comma-separated, of {', '.join(PRIVILEGES)} (default: %(default)s)")
@@ -99,14 +99,14 @@ def parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate-patch", help="build and boot a tree without and with patches; compare")
     kernel_source_options(validate, tree_required=True)
-    guest_options(validate, PRIVILEGES)
+    case_loop_options(validate, PRIVILEGES)
     validate.add_argument("--patch", action="append", type=Path, required=True, help="format-patch or mbox; repeatable")
     validate.add_argument("--repro", action="append", default=[], help="reproducer program(s) to run (default: all)")
     results_option(validate)
 
     bisect = sub.add_parser("bisect", help="the first commit, or Debian package, whose behaviour changed")
     kernel_source_options(bisect)
-    guest_options(bisect, ("root",))
+    case_loop_options(bisect, ("root",))
     bisect.add_argument("--old", help="a commit with the old behaviour (before the fix or the regression)")
     bisect.add_argument("--new", help="a commit with the new behaviour")
     bisect.add_argument("--debian", metavar="FLAVOUR", help="bisect Debian's packages of a flavour, e.g. amd64")
@@ -149,7 +149,7 @@ def parser() -> argparse.ArgumentParser:
     jobs.add_argument("--device-type", default="qemu", help="the lab's QEMU device type (default: %(default)s)")
     jobs.add_argument("--lava-files-url", help="the URL the workers fetch DIRECTORY/files from "
                                                "(default: its file: URL, for a worker on this machine)")
-    guest_options(jobs, PRIVILEGES)
+    case_loop_options(jobs, PRIVILEGES)
 
     qa = sub.add_parser("qa", help="every flavour, the newest package of each suite, and since which package "
                                    "the verdict changed")
@@ -299,7 +299,7 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
     cache = KernelCache(args.cache)
     kernels = [k for spec in expand_specs(tuple(args.kernels or ["default"]), ("generic",))
                for k in cache.resolve(spec, progress) if k.image]
-    config = dataclasses.replace(guest_config(args), accel=lava_accel(args.accel))
+    config = dataclasses.replace(run_options(args), accel=lava_accel(args.accel))
     jobs = []
     for arch in dict.fromkeys(k.arch for k in kernels):  # each architecture's own programs in its jobs
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress)
@@ -323,8 +323,8 @@ def qa_command(args: argparse.Namespace) -> int:
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress).select([HEADLINE])
         work = args.cache / "bisect" / arch
         work.mkdir(parents=True, exist_ok=True)
-        host = GuestConfig(qemu.choose_accel(args.accel), repeat=args.repeat, privileges=("root",))
-        return Probe(built, HEADLINE, HEADLINE, guest_for_arch(host, arch, args.accel), work)
+        host = RunOptions(qemu.choose_accel(args.accel), repeat=args.repeat, privileges=("root",))
+        return Probe(built, HEADLINE, HEADLINE, options_for_arch(host, arch, args.accel), work)
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
@@ -371,20 +371,20 @@ def build_command(args: argparse.Namespace, progress: Progress) -> int:
     return 0
 
 
-def guest_config(args: argparse.Namespace) -> GuestConfig:
+def run_options(args: argparse.Namespace) -> RunOptions:
     accel = qemu.choose_accel(args.accel)
     passes = tuple(p for p in args.passes.split(",") if p)
     unknown = sorted(set(passes) - set(PRIVILEGES))
     if unknown:
         raise ValueError(f"--passes: unknown pass {', '.join(unknown)}; there are {', '.join(PRIVILEGES)}")
-    return GuestConfig(accel, repeat=args.repeat, privileges=passes)
+    return RunOptions(accel, repeat=args.repeat, privileges=passes)
 
 
 def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     built_programs = binaries.build(REPO, args.build_dir, progress).select(args.repro)
     work = args.cache / "validate"
     work.mkdir(parents=True, exist_ok=True)
-    config = guest_config(args)
+    config = run_options(args)
     result = validate_patch(builder_of(args), args.tree, fragments_of(args), tuple(args.patch), built_programs,
                             config, work, progress, args.jobs)
     print(f"base    {result.base.tree_state} -> {result.base.image}")
@@ -411,7 +411,7 @@ def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
     built_programs = binaries.build(REPO, args.build_dir, progress).select([program])
     work = args.cache / "bisect"
     work.mkdir(parents=True, exist_ok=True)
-    return Probe(built_programs, program, case or program, guest_config(args), work)
+    return Probe(built_programs, program, case or program, run_options(args), work)
 
 
 def bisect_command(args: argparse.Namespace, progress: Progress) -> int:

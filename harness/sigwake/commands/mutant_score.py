@@ -16,7 +16,7 @@ from pathlib import Path
 from ..core.atomic import atomic_write
 from ..programs.binaries import Binaries
 from ..kernels.build import KernelBuilder
-from ..targets.guest import GuestConfig
+from ..targets.options import RunOptions
 from .mutagen import OPERATORS, PATH, Mutant, further, generate, sample
 from .mutants import Boot, MutantResult, score
 from ..core.progress import Progress
@@ -130,7 +130,7 @@ def write_score(results_dir: Path, records: list[MutantRecord], seconds: float |
 
 
 def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], binaries: Binaries,
-                    config: GuestConfig, work: Path, progress: Progress, per_group: int = 2,
+                    config: RunOptions, work: Path, progress: Progress, per_group: int = 2,
                     path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
                     records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
                     rejudge: tuple[str, ...] = (), only: tuple[str, ...] = (), explained: dict[str, str] | None = None,

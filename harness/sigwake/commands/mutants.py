@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..programs.binaries import Binaries
 from ..kernels.build import BuildError, BuildRequest, BuiltKernel, KernelBuilder
-from ..targets.guest import GuestConfig, GuestOutcome
+from ..targets.options import RunOptions
+from ..targets.interpret import KernelOutcome
 from ..core.progress import Progress
 from ..core.outcomes import CaseChange
 from .validate import boot_built, pair
@@ -26,7 +27,7 @@ DETECTING = ("regresses", "changes", "fixes", "lost", "appeared")
 
 # Boots a built kernel under a label ("unpatched", a mutant's name, "... again"): the real one boots it under
 # QEMU; tests give a fake.
-Boot = Callable[[BuiltKernel, str], GuestOutcome]
+Boot = Callable[[BuiltKernel, str], KernelOutcome]
 
 
 class BaseBootError(RuntimeError):
@@ -75,7 +76,7 @@ def evidence_only(change: CaseChange) -> bool:
     return change.outcome in DETECTING and not solid(change) and bool(change.differing)
 
 
-def good_boot(boot: Boot, built: BuiltKernel, label: str) -> tuple[GuestOutcome | None, str]:
+def good_boot(boot: Boot, built: BuiltKernel, label: str) -> tuple[KernelOutcome | None, str]:
     """A boot that finished, booted once more when the first did not; None and both reasons when neither did."""
     first = boot(built, label)
     if first.boot.status == "ok":
@@ -87,7 +88,7 @@ def good_boot(boot: Boot, built: BuiltKernel, label: str) -> tuple[GuestOutcome 
 
 
 def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patches: list[Path], binaries: Binaries,
-          config: GuestConfig, work: Path, progress: Progress, boot: Boot | None = None,
+          config: RunOptions, work: Path, progress: Progress, boot: Boot | None = None,
           after_each: Callable[[MutantResult], None] | None = None) -> list[MutantResult]:
     """Every mutant in `patches`, each against one good boot of the unpatched tree; `after_each` is told each
     result as soon as it exists (a long score keeps what it judged)."""

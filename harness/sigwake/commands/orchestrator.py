@@ -1,5 +1,5 @@
 """The run orchestrator: build, fetch the kernels, run each on its target (a QEMU
-guest, or this host), record every result as soon as it exists, and regenerate
+options, or this host), record every result as soon as it exists, and regenerate
 the matrix."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..core import protocol
 from ..core.debian_names import HOST_ARCH
 from ..kernels.build import BuildError
 from ..kernels.debian import DebianError
-from ..targets.guest import GuestConfig
+from ..targets.options import RunOptions
 from ..kernels.kernels import DebianQuery, Kernel, KernelCache, KernelSpecError, expand_specs
 from ..targets.lava_target import LavaLab
 from ..core.progress import Progress
@@ -76,13 +76,13 @@ def dirty_warning(commit: str) -> str | None:
             "commit; commit first, then run again before you publish them")
 
 
-def record_kernel(target: Target, built: binaries_mod.Binaries, guest: GuestConfig, results_dir: Path,
+def record_kernel(target: Target, built: binaries_mod.Binaries, options: RunOptions, results_dir: Path,
                   commit: str, programs: str) -> KernelResult:
     """Runs the case loop on one target and makes its result (the caller stores it)."""
     results_dir.mkdir(parents=True, exist_ok=True)
-    outcome = target.run(built, guest, console_log_path(results_dir, target.kernel.id))
+    outcome = target.run(built, options, console_log_path(results_dir, target.kernel.id))
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    runner = dataclasses.replace(target.describe(guest), skipped_passes=outcome.skipped, programs=programs)
+    runner = dataclasses.replace(target.describe(options), skipped_passes=outcome.skipped, programs=programs)
     origin = target.kernel.origin.in_job(outcome.job_id, outcome.job_url)
     return KernelResult(target.kernel.id, outcome.release, origin, runner, outcome.boot,
                         outcome.reproducers, now, commit, outcome.paranoid, outcome.splats, outcome.version)
@@ -102,13 +102,13 @@ def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelR
 
 @dataclass(frozen=True)
 class ArchKit:
-    """What kernels of one architecture boot with: its programs (and their digest), their initramfs, its
-    guest settings."""
+    """What kernels of one architecture boot with: its programs (and their digest), their initramfs, its run
+    options, and what boots them (the place's machine)."""
 
     built: binaries_mod.Binaries
     initrd: Path
-    guest: GuestConfig
-    qemu_version: str
+    options: RunOptions
+    machine: str
     programs: str  # built.digest(): read once, it hashes every program
 
 
@@ -120,9 +120,9 @@ def arch_kit(arch: str, config: RunConfig, host: ArchKit, place: Place, progress
         raise BuildError(missing)
     built = binaries_mod.build_for(arch, config.source, config.build_dir, config.cache, progress)
     initrd = built.initramfs(binaries_mod.initramfs_path(arch, config.build_dir))
-    guest = place.guest_for(host.guest, arch, config.accel)
-    progress.step(f"{arch}: accelerator {guest.accel.name} ({guest.accel.reason})")
-    return ArchKit(built, initrd, guest, place.version(arch), built.digest())
+    options = place.options_for(host.options, arch, config.accel)
+    progress.step(f"{arch}: accelerator {options.accel.name} ({options.accel.reason})")
+    return ArchKit(built, initrd, options, place.machine(arch), built.digest())
 
 
 def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
@@ -138,14 +138,14 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     if (problem := place.announce(progress)) is not None:
         summary.failures.append(problem)
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
-    guest = GuestConfig(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
+    options = RunOptions(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
                         stop=stop)
     cache = KernelCache(config.cache, config.apt_sources)
     commit = source_commit(config.source)
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
         progress.step(warning)
-    host_kit = ArchKit(built, initrd, guest, place.version(HOST_ARCH), built.digest())
+    host_kit = ArchKit(built, initrd, options, place.machine(HOST_ARCH), built.digest())
 
     resolved: list[Kernel] = []
     for spec in expand_specs(config.kernel_specs, config.flavours, config.arches):
@@ -177,16 +177,16 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         else:
             pending.append(kernel)
 
-    jobs = place.at_once(config.jobs, guest.memory_mb)
+    jobs = place.at_once(config.jobs, options.memory_mb)
     if jobs < config.jobs:
         progress.step(f"{jobs} guests at once, not {config.jobs}: the memory available holds no more")
     recording = threading.Lock()  # results are written by one thread at a time
 
     def run_one(kernel: Kernel) -> KernelResult:
         kit = kits[kernel.arch]
-        target = target_for(kernel, kit.initrd, kit.qemu_version, place)
+        target = target_for(kernel, kit.initrd, kit.machine, place)
         progress.step(f"testing {kernel.id} on {type(target).__name__}")
-        result = record_kernel(target, kit.built, kit.guest, config.results_dir, commit, kit.programs)
+        result = record_kernel(target, kit.built, kit.options, config.results_dir, commit, kit.programs)
         with recording:
             write_result(config.results_dir, result)
         counts = Counter(str(r.verdict) for r in result.reproducers)

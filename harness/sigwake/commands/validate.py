@@ -12,7 +12,8 @@ from ..programs.binaries import Binaries
 from ..programs.catalogue import Catalogue
 from ..judge.change import compare
 from ..kernels.build import BuildRequest, BuiltKernel, KernelBuilder
-from ..targets.guest import GuestConfig, GuestOutcome
+from ..targets.options import RunOptions
+from ..targets.interpret import KernelOutcome
 from ..kernels.kernels import file_kernel
 from ..targets.registry import QemuTarget
 from ..core.progress import Progress
@@ -26,7 +27,7 @@ class Validation:
     changes: list[CaseChange]
 
 
-def pair(before: GuestOutcome, after: GuestOutcome, catalogue: Catalogue) -> list[CaseChange]:
+def pair(before: KernelOutcome, after: KernelOutcome, catalogue: Catalogue) -> list[CaseChange]:
     """Every case of either side; one that ran on one kernel only is "lost" or "appeared". A kernel report
     (splat) on the patched kernel while a case ran, which the base did not print for it, regresses that case
     whatever its verdict."""
@@ -48,14 +49,14 @@ def pair(before: GuestOutcome, after: GuestOutcome, catalogue: Catalogue) -> lis
     return changes
 
 
-def boot_built(built: BuiltKernel, initrd: Path, binaries: Binaries, config: GuestConfig, console_log: Path,
-               label: str, progress: Progress) -> GuestOutcome:
+def boot_built(built: BuiltKernel, initrd: Path, binaries: Binaries, config: RunOptions, console_log: Path,
+               label: str, progress: Progress) -> KernelOutcome:
     progress.step(f"booting the {label} kernel ({built.tree_state[:12]}) under QEMU ({config.accel.name})")
     return QemuTarget(file_kernel(built.image), initrd).run(binaries, config, console_log)
 
 
 def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch_files: tuple[Path, ...],
-                   binaries: Binaries, config: GuestConfig, work: Path, progress: Progress,
+                   binaries: Binaries, config: RunOptions, work: Path, progress: Progress,
                    jobs: int = 1) -> Validation:
     """Runs every program of `binaries` (select() them to narrow it) on both kernels; with `jobs` > 1
     both boot at once."""

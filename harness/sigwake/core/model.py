@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 3  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats
+SCHEMA = 4  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -66,11 +66,11 @@ class Origin:
 
 @dataclass(frozen=True)
 class Runner:
-    """What ran the case loop: a QEMU guest or this host."""
+    """What ran the case loop: the target (its mode), what it ran on, how."""
 
     mode: str  # "qemu", "lava" (a lab's QEMU device) or "native"
     repeat: int
-    qemu: str = ""  # QEMU's version
+    machine: str = ""  # what ran it: QEMU and its version, a lab's device type; "" natively
     accel: str = ""  # kvm or tcg
     accel_reason: str = ""
     cpus: int = 0

@@ -8,11 +8,11 @@ from __future__ import annotations
 import bisect
 from dataclasses import replace
 
-from .ktap import GuestRun
+from .ktap import ProgramRun
 from ..core.model import Splat
 
 
-def attribute(found: list[Splat], runs: list[GuestRun]) -> list[Splat]:
+def attribute(found: list[Splat], runs: list[ProgramRun]) -> list[Splat]:
     located = [run for run in runs if run.console_line]
     starts = [run.console_line for run in located]
     attributed = []

@@ -199,7 +199,7 @@ def program_of(doc: Document, first_line: int) -> ProgramDocument:
 
 
 @dataclass
-class GuestRun:
+class ProgramRun:
     """One run of a reproducer program as the guest init ran it, in one privilege pass."""
 
     program: str
@@ -230,23 +230,23 @@ class GuestRun:
 
 
 @dataclass
-class GuestReport:
+class RunnerReport:
     release: str | None = None
     version: str = ""  # uname -v: how and when the kernel was built
     init_uptime_ms: int | None = None
     plan: int | None = None
-    runs: list[GuestRun] = field(default_factory=list)
+    runs: list[ProgramRun] = field(default_factory=list)
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of (an unknown pass, ...)
     skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target could not run it
     done: bool = False
 
 
-def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> GuestReport:
+def parse_runner(payloads: list[str], console_lines: list[int] | None = None) -> RunnerReport:
     """`console_lines`: each payload's line in the console log, so that each run, each case and each problem
     knows where it stands there. Each top-level test of the document is one run: the runner's keys before it,
     its program's document nested."""
-    report = GuestReport()
+    report = RunnerReport()
     numbered = console_lines if console_lines and len(console_lines) == len(payloads) else None
     doc = read_numbered(list(zip(numbered, payloads)) if numbered else list(enumerate(payloads, start=1)))
     report.plan = doc.plan
@@ -258,7 +258,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
     tainted = ""  # the last value the guest said
     started: dict[tuple[str, str, str | None], int] = {}  # runs begun per pass, program and case
     for test in doc.tests:
-        current: GuestRun | None = None
+        current: ProgramRun | None = None
         for diag in test.diagnostics:
             key, value = diag.key or "", diag.value
             if key == KEY["release"]:
@@ -276,7 +276,7 @@ def parse_guest(payloads: list[str], console_lines: list[int] | None = None) -> 
             elif key == KEY["skip"]:
                 report.skipped[privilege] = value
             elif key == KEY["start"]:
-                current = GuestRun(value, privilege, console_line=console_line(diag.line), tainted_before=tainted,
+                current = ProgramRun(value, privilege, console_line=console_line(diag.line), tainted_before=tainted,
                                    index=started.get((privilege, value, None), 0) + 1)
                 report.runs.append(current)
             elif key == KEY["tainted"]:

@@ -4,7 +4,7 @@ exit must be the one the verdicts owe; anything else makes the cases errors, wit
 
 from __future__ import annotations
 
-from .ktap import CaseDocument, GuestRun, ProgramDocument
+from .ktap import CaseDocument, ProgramRun, ProgramDocument
 from ..core.model import Evidence
 from ..core.verdicts import Verdict, program_exit_code
 
@@ -59,7 +59,7 @@ def judged(document: ProgramDocument, asked: str, ended: str, exit_code: int | N
     return cases
 
 
-def run_problem(run: GuestRun) -> tuple[Verdict, str] | None:
+def run_problem(run: ProgramRun) -> tuple[Verdict, str] | None:
     """What ended the program abnormally, if anything did."""
     if run.result is None:
         return Verdict.ERROR, "the guest never reported how this program ended"

@@ -93,7 +93,7 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
     for result in ordered:
         sha = (result.origin.sha256 or "")[:12] or "–"
         r = result.runner
-        runner = f"{r.qemu}; {r.accel}: {r.accel_reason}" if r.mode == "qemu" else r.mode
+        runner = f"{r.machine}; {r.accel}: {r.accel_reason}" if r.mode == "qemu" else r.mode
         if r.skipped_passes:
             runner += "; skipped " + ", ".join(f"{p} ({why})" for p, why in r.skipped_passes.items())
         paranoid = ", ".join(f"{k}: {v}" for k, v in result.paranoid.items()) or "–"

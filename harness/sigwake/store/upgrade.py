@@ -1,8 +1,9 @@
 """Records of an older schema, brought up to this one on reading, as kcidb-io
 upgrades its I/O data step by step. Kernel results, schema 2 -> 3: the kernel
 reports (splats) are read from the console log kept beside the file; with no
-log, none are known and the file says so in its boot warnings. QA, the bare list
-of lines -> schema 1: the same lines under a version."""
+log, none are known and the file says so in its boot warnings. 3 -> 4: the
+runner's `qemu` (QEMU's version) is its `machine`, which names a lab's device
+too. QA, the bare list of lines -> schema 1: the same lines under a version."""
 
 from __future__ import annotations
 
@@ -26,15 +27,22 @@ def schema_2_to_3(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
         return upgraded
     text = console_log.read_text(errors="replace")
     unframed = console.unframe(text, console.likeliest_token(text))
-    runs = ktap.parse_guest(unframed.payloads, unframed.lines).runs
+    runs = ktap.parse_runner(unframed.payloads, unframed.lines).runs
     upgraded["splats"] = [asdict(s) for s in attribute(splats.find(text), runs)]
     return upgraded
+
+
+def schema_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    runner = {("machine" if k == "qemu" else k): v for k, v in data["runner"].items()}
+    return dict(data, schema=4, runner=runner)
 
 
 def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
     """The data at the current schema; older ones step by step. ValueError for a schema not known."""
     if data.get("schema") == 2:
         data = schema_2_to_3(data, console_log)
+    if data.get("schema") == 3:
+        data = schema_3_to_4(data)
     return data
 
 

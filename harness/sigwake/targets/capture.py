@@ -1,6 +1,6 @@
 """What any target hands back from one run of the case loop, before anything is read into it: the console
 bytes, how the run ended, and how long it took. A QEMU boot, a run on this host and a LAVA job each make one;
-guest.interpret turns any of them into the kernel's outcome."""
+interpret.interpret turns any of them into the kernel's outcome."""
 
 from __future__ import annotations
 

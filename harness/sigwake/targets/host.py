@@ -14,10 +14,11 @@ from pathlib import Path
 from . import qemu
 from ..programs.binaries import Binaries
 from .capture import Capture
-from .guest import GuestConfig, GuestOutcome, interpret
+from .options import RunOptions
+from .interpret import KernelOutcome, interpret
 
 
-def run_host(binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome:
+def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
     token = secrets.token_hex(8)
     programs = sorted(binaries.reproducers)
     timeout_s = config.timeout_for(len(programs))

@@ -17,7 +17,8 @@ import yaml
 
 from . import qemu
 from ..core.atomic import atomic_write
-from .guest import GuestConfig, boot_arguments, write_boot_initrd
+from .options import RunOptions
+from .boot_image import boot_arguments, write_boot_initrd
 from ..kernels.kernels import Kernel
 
 DEPLOY_TIMEOUT_S = 600  # the worker downloads the kernel and the initramfs
@@ -79,7 +80,7 @@ def monitor(token: str) -> dict[str, object]:
     }
 
 
-def job_definition(kernel_id: str, kernel_url: str, initrd_url: str, token: str, config: GuestConfig,
+def job_definition(kernel_id: str, kernel_url: str, initrd_url: str, token: str, config: RunOptions,
                    programs: int, device_type: str, arch: str = "amd64") -> tuple[dict[str, object], float]:
     """The job and its timeout: LAVA's qemu device type with our QEMU options as context."""
     test_s = config.timeout_for(programs)
@@ -107,7 +108,7 @@ def job_definition(kernel_id: str, kernel_url: str, initrd_url: str, token: str,
     return job, job_s
 
 
-def prepare_job(kernel: Kernel, initrd: Path, programs: int, config: GuestConfig, files: LavaFiles,
+def prepare_job(kernel: Kernel, initrd: Path, programs: int, config: RunOptions, files: LavaFiles,
                 device_type: str) -> PreparedJob:
     """Publishes the kernel (once per image) and this job's initramfs, and writes the definition."""
     assert kernel.image is not None, "the host kernel runs natively"

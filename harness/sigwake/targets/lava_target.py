@@ -14,7 +14,8 @@ from pathlib import Path
 from . import qemu
 from ..programs.binaries import Binaries
 from .capture import Capture
-from .guest import GuestConfig, GuestOutcome, interpret
+from .options import RunOptions
+from .interpret import KernelOutcome, interpret
 from ..kernels.kernels import Kernel
 from .lava_api import JobState, LavaError, LavaServer
 from .lava_job import LavaFiles, PreparedJob, prepare_job
@@ -40,11 +41,11 @@ class LavaLab:
     def missing(self, arch: str) -> str | None:
         return None  # the lab's device type says what it boots
 
-    def version(self, arch: str) -> str:
-        return ""  # the worker's, not known here
+    def machine(self, arch: str) -> str:
+        return f"LAVA device type {self.device_type}"  # the worker's QEMU is not known here
 
-    def guest_for(self, guest: GuestConfig, arch: str, option: str | None) -> GuestConfig:
-        return guest  # the worker boots it as it boots any
+    def options_for(self, options: RunOptions, arch: str, option: str | None) -> RunOptions:
+        return options  # the worker boots it as it boots any
 
     def at_once(self, jobs: int, memory_mb: int) -> int:
         return jobs  # jobs in flight: the lab schedules its devices
@@ -57,7 +58,7 @@ class LavaLab:
             return f"LAVA: {e}"
         return None
 
-    def target(self, kernel: Kernel, initrd: Path, version: str) -> LavaTarget:
+    def target(self, kernel: Kernel, initrd: Path, machine: str) -> LavaTarget:
         return LavaTarget(kernel, initrd, self)
 
 
@@ -120,8 +121,8 @@ def _cancel(lab: LavaLab, job_id: int) -> None:
         pass  # the verdict says the job was given up; the server may have gone
 
 
-def read_back(log_text: str, job: PreparedJob, programs: list[str], config: GuestConfig, waited: Waited,
-              console_log: Path) -> GuestOutcome:
+def read_back(log_text: str, job: PreparedJob, programs: list[str], config: RunOptions, waited: Waited,
+              console_log: Path) -> KernelOutcome:
     """A job's log judged as a local boot's console is: the same unframing with the job's token, the
     same parser; LAVA's word on the job is the boot's detail when the init did not report in full."""
     log = parse_log(log_text)
@@ -142,7 +143,7 @@ class LavaTarget:
     initrd: Path  # the run's initramfs; each job gets a copy with its own token
     lab: LavaLab
 
-    def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome:
+    def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
         programs = sorted(binaries.reproducers)
         job = prepare_job(self.kernel, self.initrd, len(programs), config, self.lab.files, self.lab.device_type)
         try:
@@ -163,6 +164,6 @@ class LavaTarget:
         judged = read_back(log_text, job, programs, config, waited, console_log)
         return dataclasses.replace(judged, job_id=str(job_id), job_url=self.lab.server.job_url(job_id))
 
-    def describe(self, config: GuestConfig) -> Runner:
-        return Runner("lava", config.repeat, "", config.accel.name, config.accel.reason, config.cpus,
+    def describe(self, config: RunOptions) -> Runner:
+        return Runner("lava", config.repeat, self.lab.machine(self.kernel.arch), config.accel.name, config.accel.reason, config.cpus,
                       config.memory_mb)

@@ -1,7 +1,7 @@
 """Where a kernel runs the case loop, as tuxrun has devices (a QEMU here, a LAVA
 lab's device in lava_target.py, this host): each target takes the
 built programs and a run configuration and returns the same report (a
-GuestOutcome, parsed from the same framed KTAP). run, validate-patch, bisect and
+KernelOutcome, parsed from the same framed KTAP). run, validate-patch, bisect and
 the benches talk to targets only. Where a run's images boot is a Place (QEMU on
 this machine here, a LAVA lab in lava_target.py): each says which accelerator,
 how many at once and what it boots with, so the orchestrator asks and never
@@ -17,7 +17,9 @@ from typing import Protocol
 from . import qemu
 from ..programs.binaries import Binaries
 from ..core.debian_names import HOST_ARCH
-from .guest import GuestConfig, GuestOutcome, run_guest
+from .options import RunOptions
+from .interpret import KernelOutcome
+from .qemu_run import run_qemu
 from .host import run_host
 from ..kernels.kernels import Kernel
 from ..core.model import Runner
@@ -27,9 +29,9 @@ from ..core.progress import Progress
 class Target(Protocol):
     kernel: Kernel
 
-    def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome: ...
+    def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome: ...
 
-    def describe(self, config: GuestConfig) -> Runner:
+    def describe(self, config: RunOptions) -> Runner:
         """What ran it, for the result."""
 
 
@@ -37,15 +39,15 @@ class Target(Protocol):
 class QemuTarget:
     kernel: Kernel
     initrd: Path  # the programs' initramfs, written once for every kernel of a run
-    qemu_version: str = ""
+    machine: str = ""  # what boots it: QEMU and its version
     mode: str = "run"  # "poweroff": the init reports its uptime and powers off at once (benches)
 
-    def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome:
+    def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
         programs = sorted(binaries.reproducers) if self.mode == "run" else []
-        return run_guest(self.kernel, self.initrd, programs, config, console_log, self.mode)
+        return run_qemu(self.kernel, self.initrd, programs, config, console_log, self.mode)
 
-    def describe(self, config: GuestConfig) -> Runner:
-        return Runner("qemu", config.repeat, self.qemu_version, config.accel.name, config.accel.reason, config.cpus,
+    def describe(self, config: RunOptions) -> Runner:
+        return Runner("qemu", config.repeat, self.machine, config.accel.name, config.accel.reason, config.cpus,
                       config.memory_mb)
 
 
@@ -53,10 +55,10 @@ class QemuTarget:
 class HostTarget:
     kernel: Kernel  # kernels.host_kernel()
 
-    def run(self, binaries: Binaries, config: GuestConfig, console_log: Path) -> GuestOutcome:
+    def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
         return run_host(binaries, config, console_log)
 
-    def describe(self, config: GuestConfig) -> Runner:
+    def describe(self, config: RunOptions) -> Runner:
         return Runner("native", config.repeat)
 
 
@@ -69,11 +71,11 @@ class Place(Protocol):
     def missing(self, arch: str) -> str | None:
         """Why kernels of `arch` cannot boot here, or None."""
 
-    def version(self, arch: str) -> str:
+    def machine(self, arch: str) -> str:
         """What boots them, for the result ("" when it cannot be known from here)."""
 
-    def guest_for(self, guest: GuestConfig, arch: str, option: str | None) -> GuestConfig:
-        """The guest settings for kernels of `arch`, from those of this machine's architecture."""
+    def options_for(self, options: RunOptions, arch: str, option: str | None) -> RunOptions:
+        """The run options for kernels of `arch`, from those of this machine's architecture."""
 
     def at_once(self, jobs: int, memory_mb: int) -> int:
         """How many kernels may boot at once, of the `jobs` asked for."""
@@ -81,7 +83,7 @@ class Place(Protocol):
     def announce(self, progress: Progress) -> str | None:
         """Says what it is; a problem that every kernel will meet (then each is still recorded), or None."""
 
-    def target(self, kernel: Kernel, initrd: Path, version: str) -> Target: ...
+    def target(self, kernel: Kernel, initrd: Path, machine: str) -> Target: ...
 
 
 # A guest of another architecture under TCG, against one of the host's: measured here, an arm64 Debian
@@ -89,11 +91,11 @@ class Place(Protocol):
 FOREIGN_TCG_SLOWDOWN = 4.0
 
 
-def guest_for_arch(guest: GuestConfig, arch: str, accel_option: str | None) -> GuestConfig:
-    """The guest settings for kernels of `arch` booted here: the host's own, or TCG with stretched deadlines."""
+def options_for_arch(options: RunOptions, arch: str, accel_option: str | None) -> RunOptions:
+    """The run options for kernels of `arch` booted here: the host's own, or TCG with stretched deadlines."""
     if arch == HOST_ARCH:
-        return guest
-    return dataclasses.replace(guest, accel=qemu.choose_accel(accel_option, arch=arch), slowdown=FOREIGN_TCG_SLOWDOWN)
+        return options
+    return dataclasses.replace(options, accel=qemu.choose_accel(accel_option, arch=arch), slowdown=FOREIGN_TCG_SLOWDOWN)
 
 
 def guests_that_fit(jobs: int, memory_mb: int) -> int:
@@ -114,11 +116,11 @@ class QemuHere:
     def missing(self, arch: str) -> str | None:
         return qemu.missing_qemu(arch)
 
-    def version(self, arch: str) -> str:
+    def machine(self, arch: str) -> str:
         return qemu.qemu_version(arch)
 
-    def guest_for(self, guest: GuestConfig, arch: str, option: str | None) -> GuestConfig:
-        return guest_for_arch(guest, arch, option)
+    def options_for(self, options: RunOptions, arch: str, option: str | None) -> RunOptions:
+        return options_for_arch(options, arch, option)
 
     def at_once(self, jobs: int, memory_mb: int) -> int:
         return guests_that_fit(jobs, memory_mb)
@@ -126,12 +128,12 @@ class QemuHere:
     def announce(self, progress: Progress) -> str | None:
         return None
 
-    def target(self, kernel: Kernel, initrd: Path, version: str) -> Target:
-        return QemuTarget(kernel, initrd, version)
+    def target(self, kernel: Kernel, initrd: Path, machine: str) -> Target:
+        return QemuTarget(kernel, initrd, machine)
 
 
-def target_for(kernel: Kernel, initrd: Path, qemu_version: str = "", place: Place | None = None) -> Target:
+def target_for(kernel: Kernel, initrd: Path, machine: str = "", place: Place | None = None) -> Target:
     """The host kernel runs natively; every other kernel is an image to boot where the run boots them."""
     if kernel.image is None:
         return HostTarget(kernel)
-    return (place or QemuHere()).target(kernel, initrd, qemu_version)
+    return (place or QemuHere()).target(kernel, initrd, machine)

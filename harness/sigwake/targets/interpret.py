@@ -1,65 +1,23 @@
-"""One kernel under QEMU: boot it with the reproducers in an initramfs, read the
-framed KTAP off its console, and turn what happened into a KernelResult. A boot
-that panics, hangs or prints no complete report becomes a recorded verdict."""
+"""Any target's raw capture (a QEMU boot's console, the host runner's output, a lab job's log) turned into the
+kernel's outcome: the framed KTAP read off it, how the boot ended, the kernel's reports and the case each
+hit. A boot that panics, hangs or prints no complete report becomes a recorded verdict."""
 
 from __future__ import annotations
 
 import dataclasses
-import secrets
-import threading
-import shutil
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..parse import console
-from ..programs import initramfs
-from ..parse import ktap
-from ..core import protocol
-from . import qemu
-from ..parse import splats
-from ..parse.attribution import attribute
-from .capture import Capture
-from ..kernels.kernels import Kernel
-from ..parse.repeats import CaseRun, combine
-from ..parse.outcome import judged, run_problem
 from ..core.model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
 from ..core.verdicts import Verdict
-
-
-# The privilege passes a target can run: root, then uid 65534 under each perf_event_paranoid.
-PRIVILEGES: tuple[str, ...] = protocol.PASSES
-
-
-@dataclass(frozen=True)
-class GuestConfig:
-    accel: qemu.Accel
-    repro_timeout_ms: int = protocol.DEFAULT_TIMEOUT_MS
-    boot_timeout_s: float = 0.0  # 0: derived from how many programs run
-    quiet_limit_s: float = 0.0  # 0: derived from the reproducers' deadline (see silence_s)
-    memory_mb: int = 512
-    cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
-    repeat: int = protocol.DEFAULT_REPEAT
-    privileges: tuple[str, ...] = PRIVILEGES
-    stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
-    slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
-
-    def timeout_for(self, programs: int) -> float:
-        """A cap for the whole boot: every program run may take two wakeup budgets per case it holds
-        (a broken kernel makes cases wait them out); the silence watchdog catches a hung kernel long
-        before this."""
-        runs = programs * self.repeat * len(self.privileges)
-        return self.boot_timeout_s or (60.0 + 8.0 * runs) * self.slowdown + self.repro_timeout_ms / 1000
-
-    @property
-    def silence_s(self) -> float:
-        """Longer than any stretch a working guest spends without a console line: the kernel's boot
-        before /init, or one reproducer run up to its deadline."""
-        return self.quiet_limit_s or 30.0 * self.slowdown + self.repro_timeout_ms / 1000
+from ..parse import console, ktap, splats
+from ..parse.attribution import attribute
+from ..parse.outcome import judged, run_problem
+from ..parse.repeats import CaseRun, combine
+from .capture import Capture
 
 
 @dataclass(frozen=True)
-class GuestOutcome:
+class KernelOutcome:
     release: str | None
     boot: BootRecord
     reproducers: list[ReproResult]
@@ -71,7 +29,7 @@ class GuestOutcome:
     version: str = ""  # uname -v
 
 
-def boot_status(outcome: Capture, report: ktap.GuestReport, timeout_s: float) -> tuple[str, str]:
+def boot_status(outcome: Capture, report: ktap.RunnerReport, timeout_s: float) -> tuple[str, str]:
     """("ok" | "timeout" | "boot-failed", what happened)."""
     panic = console.panic_line(outcome.console)
     if outcome.timed_out and outcome.silent_s:
@@ -93,7 +51,7 @@ class BootRead:
     """One boot's console, read: what the init reported, how the boot ended, and the kernel's reports."""
 
     outcome: Capture
-    report: ktap.GuestReport
+    report: ktap.RunnerReport
     status: str  # ok, timeout or boot-failed
     detail: str
     rejected: int
@@ -119,7 +77,7 @@ class BootRead:
 def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int = 0) -> BootRead:
     """`line_offset`: where this boot's console starts in the kernel's console log (a resumed boot's)."""
     unframed = console.unframe(outcome.console, token)
-    report = ktap.parse_guest(unframed.payloads, unframed.lines)
+    report = ktap.parse_runner(unframed.payloads, unframed.lines)
     status, detail = boot_status(outcome, report, timeout_s)
     if unframed.missing:
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
@@ -151,7 +109,7 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
 
 
 def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[str, ...],
-                  repeat: int | None = None) -> GuestOutcome:
+                  repeat: int | None = None) -> KernelOutcome:
     """One kernel's outcome from its boots: the first, and the fresh ones that carried on after a crash; with
     `repeat`, each case must have been reported that many times."""
     runs = [run for boot in boots for run in case_runs(boot)]
@@ -185,66 +143,12 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                       [w for b in boots for w in b.report.warnings], len(boots))
     release = next((b.report.release for b in boots if b.report.release), None)
     paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
-    return GuestOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
+    return KernelOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
                         splats=[s for b in boots for s in b.splats],
                         version=next((b.report.version for b in boots if b.report.version), ""))
 
 
 def interpret(outcome: Capture, token: str, programs: list[str], privileges: tuple[str, ...],
-              timeout_s: float, repeat: int | None = None) -> GuestOutcome:
+              timeout_s: float, repeat: int | None = None) -> KernelOutcome:
     """One boot (or one run on a host, one lab job) turned into the kernel's outcome."""
     return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges, repeat)
-
-
-def boot_arguments(config: GuestConfig, mode: str = "run", resume: str = "") -> tuple[str, ...]:
-    """The kernel command line beyond qemu.base_append(): what the init reads (one rule for every target)."""
-    keys = protocol.KEYS
-    return (f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
-            f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}",
-            *([f"{keys['resume']}={resume}"] if resume else []))
-
-
-def write_boot_initrd(initrd: Path, token: str, out_path: Path) -> None:
-    """The shared initramfs plus this boot's token, root-only, never on the command line (see
-    repro/guest/init.cc): every boot, local or in a lab, gets its own token."""
-    with initrd.open("rb") as shared, out_path.open("wb") as out:
-        shutil.copyfileobj(shared, out)
-        out.write(initramfs.token_archive(token))
-
-
-# A crash or hang ends a boot; the runs after it go on in a fresh boot, at most this many times per kernel.
-MAX_RESUMES = 2
-
-
-def boot_once(kernel: Kernel, initrd: Path, config: GuestConfig, console_log: Path, mode: str, timeout_s: float,
-              resume: str = "", line_offset: int = 0) -> BootRead:
-    token = secrets.token_hex(8)
-    with tempfile.TemporaryDirectory(prefix="sigwake-boot-") as tmp:
-        boot_initrd = Path(tmp) / "initrd.cpio"
-        write_boot_initrd(initrd, token, boot_initrd)
-        assert kernel.image is not None, "the host kernel runs natively"
-        request = qemu.BootRequest(kernel.image, boot_initrd, boot_arguments(config, mode, resume), config.accel,
-                                   timeout_s, config.memory_mb, config.cpus, config.silence_s, config.stop, kernel.arch)
-        return read_boot(qemu.boot(request, console_log), token, timeout_s, line_offset)
-
-
-def run_guest(kernel: Kernel, initrd: Path, programs: list[str], config: GuestConfig, console_log: Path,
-              mode: str = "run") -> GuestOutcome:
-    """Boots the kernel with the programs; when a boot crashes or hangs after the init started running them,
-    the runs after the one in progress go on in a fresh boot (MAX_RESUMES at most, each said in the boot's
-    detail), its console appended to the same log after a line that says so."""
-    timeout_s = config.timeout_for(len(programs))
-    privileges = config.privileges if mode == "run" else ()
-    boots = [boot_once(kernel, initrd, config, console_log, mode, timeout_s)]
-    while mode == "run" and boots[-1].resumable() and len(boots) <= MAX_RESUMES:
-        key = boots[-1].resume_key()
-        resumed_log = console_log.with_name(console_log.name + ".resumed")
-        with console_log.open("a") as log:
-            log.write(f"\n=== sigwake: boot {len(boots) + 1}, a fresh boot after {key} ended boot {len(boots)} "
-                      f"({boots[-1].status}) ===\n")
-        offset = len(console_log.read_text(errors="replace").split("\n")) - 1
-        boots.append(boot_once(kernel, initrd, config, resumed_log, mode, timeout_s, key, offset))
-        with console_log.open("a") as log:
-            log.write(resumed_log.read_text(errors="replace") if resumed_log.exists() else "")
-        resumed_log.unlink(missing_ok=True)
-    return combine_boots(boots, programs, privileges, config.repeat)

@@ -1,0 +1,41 @@
+"""How a kernel runs the case loop, whatever the target: the privilege passes, repeats, deadlines, and for a
+virtual machine its accelerator, memory and vCPUs."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from ..core import protocol
+from . import qemu
+
+
+# The privilege passes a target can run: root, then uid 65534 under each perf_event_paranoid.
+PRIVILEGES: tuple[str, ...] = protocol.PASSES
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    accel: qemu.Accel
+    repro_timeout_ms: int = protocol.DEFAULT_TIMEOUT_MS
+    boot_timeout_s: float = 0.0  # 0: derived from how many programs run
+    quiet_limit_s: float = 0.0  # 0: derived from the reproducers' deadline (see silence_s)
+    memory_mb: int = 512
+    cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
+    repeat: int = protocol.DEFAULT_REPEAT
+    privileges: tuple[str, ...] = PRIVILEGES
+    stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
+    slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
+
+    def timeout_for(self, programs: int) -> float:
+        """A cap for the whole boot: every program run may take two wakeup budgets per case it holds
+        (a broken kernel makes cases wait them out); the silence watchdog catches a hung kernel long
+        before this."""
+        runs = programs * self.repeat * len(self.privileges)
+        return self.boot_timeout_s or (60.0 + 8.0 * runs) * self.slowdown + self.repro_timeout_ms / 1000
+
+    @property
+    def silence_s(self) -> float:
+        """Longer than any stretch a working guest spends without a console line: the kernel's boot
+        before /init, or one reproducer run up to its deadline."""
+        return self.quiet_limit_s or 30.0 * self.slowdown + self.repro_timeout_ms / 1000
