@@ -1,12 +1,14 @@
 #include "fixture.h"
 
+#include <utility>
+
 #include "errors.h"
 
 namespace sigwake {
 
-SwitchFixture::SwitchFixture(const perf_event_attr& attr, Scope scope)
-    : child(),
-      event(PerfEvent::open(attr, scope == Scope::kChild ? child.pid() : -1, scope == Scope::kChild ? -1 : 0)),
+SwitchFixture::SwitchFixture(const perf_event_attr& attr, Scope scope, std::function<void()> after_resume)
+    : child(std::move(after_resume)),
+      event(PerfEvent::open(attr, scope == Scope::kCpu0 ? -1 : child.pid(), scope == Scope::kChild ? -1 : 0)),
       ring(RingBuffer::map(event.fd(), 0)) {}
 
 short SwitchFixture::trigger(std::chrono::milliseconds wait) {

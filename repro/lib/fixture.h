@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 
 #include <chrono>
+#include <functional>
 
 #include "attrs.h"
 #include "budgets.h"
@@ -24,9 +25,13 @@ class SwitchFixture {
   } pinned_;
 
  public:
-  enum class Scope { kChild, kCpu0 };  // the event follows the child, or all of CPU 0
+  // The event follows the child, the child on CPU 0 only (perf_mmap() maps no ring for an inherited event
+  // that follows a task on every CPU), or all of CPU 0.
+  enum class Scope { kChild, kChildOnCpu0, kCpu0 };
 
-  explicit SwitchFixture(const perf_event_attr& attr = switch_watermark_attr(1), Scope scope = Scope::kChild);
+  // `after_resume` is what the child does once resumed (StoppedChild's).
+  explicit SwitchFixture(const perf_event_attr& attr = switch_watermark_attr(1), Scope scope = Scope::kChild,
+                         std::function<void()> after_resume = {});
 
   // Enables the event, resumes the child (it switches in, stops, switches out)
   // and polls the event for POLLIN up to `wait`; returns the revents. Throws

@@ -72,6 +72,17 @@ constexpr Feature kFeatures[] = {
      }},
     {"inherit", [](const perf_event_attr& a) { return a.inherit != 0; },
      [](const perf_event_attr& f, perf_event_attr& t) { t.inherit = f.inherit; }},
+    {"inherit_thread (v5.13)", [](const perf_event_attr& a) { return a.inherit_thread != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) {
+       t.inherit = f.inherit;
+       t.inherit_thread = f.inherit_thread;
+     }},
+    {"sigtrap with remove_on_exec (v5.13)", [](const perf_event_attr& a) { return a.sigtrap != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) {
+       t.sigtrap = f.sigtrap;
+       t.remove_on_exec = f.remove_on_exec;
+       t.sig_data = f.sig_data;
+     }},
     {"sampling (sample_period, sample_type)",
      [](const perf_event_attr& a) { return a.sample_period != 0 || a.sample_type != 0; },
      [](const perf_event_attr& f, perf_event_attr& t) {
@@ -161,6 +172,18 @@ void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
   const int flags = fcntl(fd_, F_GETFL);
   check(flags >= 0, "fcntl(F_GETFL)");
   check(fcntl(fd_, F_SETFL, flags | O_ASYNC) == 0, "fcntl(F_SETFL, O_ASYNC)");
+  set_owner(owner, kind);
+  if (signo != 0) {
+    if (fcntl(fd_, F_SETSIG, _NSIG) != -1 || errno != EINVAL) {
+      throw Misdelivered("F_SETSIG took signal " + std::to_string(_NSIG) + ", which is no signal (EINVAL expected)");
+    }
+    check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
+    const int set = fcntl(fd_, F_GETSIG);
+    if (set != signo) throw Misdelivered("F_GETSIG reads " + std::to_string(set) + " after F_SETSIG " + std::to_string(signo));
+  }
+}
+
+void PerfEvent::set_owner(pid_t owner, Owner kind) const {
   f_owner_ex wanted{F_OWNER_TID, owner};
   if (kind == Owner::kProcess) {
     check(fcntl(fd_, F_SETOWN, owner) == 0, "fcntl(F_SETOWN)");
@@ -174,14 +197,6 @@ void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
     throw Misdelivered("F_GETOWN_EX reads owner type " + std::to_string(got.type) + " pid " +
                        std::to_string(got.pid) + " after setting type " + std::to_string(wanted.type) + " pid " +
                        std::to_string(wanted.pid));
-  }
-  if (signo != 0) {
-    if (fcntl(fd_, F_SETSIG, _NSIG) != -1 || errno != EINVAL) {
-      throw Misdelivered("F_SETSIG took signal " + std::to_string(_NSIG) + ", which is no signal (EINVAL expected)");
-    }
-    check(fcntl(fd_, F_SETSIG, signo) == 0, "fcntl(F_SETSIG)");
-    const int set = fcntl(fd_, F_GETSIG);
-    if (set != signo) throw Misdelivered("F_GETSIG reads " + std::to_string(set) + " after F_SETSIG " + std::to_string(signo));
   }
 }
 

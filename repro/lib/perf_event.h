@@ -40,6 +40,9 @@ class PerfEvent {
   enum class Owner { kProcess, kThread };
   void request_signals(pid_t owner, int signo, Owner kind = Owner::kProcess) const;
 
+  // F_SETOWN (or F_SETOWN_EX, F_OWNER_TID), read back: request_signals()'s owner, or a new one later.
+  void set_owner(pid_t owner, Owner kind = Owner::kProcess) const;
+
   // PERF_EVENT_IOC_SET_OUTPUT: this event's records go to `target`'s ring buffer.
   // A refusal is our error: every kernel sigwake boots has the ioctl.
   void set_output(const PerfEvent& target) const;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstring>
 
 #include "errors.h"
 
@@ -40,6 +41,14 @@ bool has_stale_bytes(const siginfo_t* info) {
   return stale;
 }
 
+// The kernel's _sigfault._perf fields follow si_addr (include/uapi/asm-generic/siginfo.h): data, type, flags.
+void read_perf_fields(const siginfo_t* info, Delivery& d) {
+  const auto* raw = reinterpret_cast<const unsigned char*>(info) + offsetof(siginfo_t, si_addr) + sizeof(void*);
+  std::memcpy(&d.perf_data, raw, sizeof d.perf_data);
+  std::memcpy(&d.perf_type, raw + 8, sizeof d.perf_type);
+  std::memcpy(&d.perf_flags, raw + 12, sizeof d.perf_flags);
+}
+
 void record_delivery(int signo, siginfo_t* info, void*) {
   const int saved_errno = errno;
   Slot& slot = g_slots[signo];
@@ -47,6 +56,7 @@ void record_delivery(int signo, siginfo_t* info, void*) {
   if (index < SignalCapture::kLogged) {
     slot.log[index] = Delivery{signo,          info->si_code, info->si_band, info->si_fd,
                                 info->si_errno, has_stale_bytes(info), gettid(), monotonic_ns()};
+    read_perf_fields(info, slot.log[index]);
     slot.ready[index].store(true, std::memory_order_release);
   }
   errno = saved_errno;

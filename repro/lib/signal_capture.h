@@ -23,6 +23,11 @@ struct Delivery {
   bool stale_bytes = false;  // a byte of the kernel's siginfo that no field of SIGPOLL's covers was not 0
   pid_t tid = 0;      // the thread the handler ran on
   std::int64_t at_ns = 0;  // CLOCK_MONOTONIC when the handler ran
+  // A perf event's SIGTRAP (si_code TRAP_PERF): the event's sig_data, its type and flags
+  // (TRAP_PERF_FLAG_ASYNC when it came while blocked), which glibc's siginfo_t does not name.
+  std::uint64_t perf_data = 0;
+  std::uint32_t perf_type = 0;
+  std::uint32_t perf_flags = 0;
 };
 
 class SignalCapture {

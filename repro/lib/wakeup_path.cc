@@ -34,9 +34,10 @@ void WakeupFixture::trigger(std::uint64_t samples) {
   }
   // Checked every 100 us of CPU time (a 16 KiB-page arm64 kernel under TCG wrote samples in bursts of 50-100,
   // and once none within 50 ms): stopped at `samples`, within the wakeup budget.
+  const std::uint64_t from = ring_->head();
   event_->enable();
   const Deadline deadline(kWakeupBudget);
-  while (ring_->head() < samples * kSampleBytes && !deadline.expired()) burn_cpu(100us);
+  while (ring_->head() - from < samples * kSampleBytes && !deadline.expired()) burn_cpu(100us);
   event_->disable();
 }
 

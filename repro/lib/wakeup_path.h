@@ -25,7 +25,7 @@ class WakeupFixture {
   explicit WakeupFixture(WakeupPath path);
 
   // The overflow path: enables the event, spends CPU time until `samples`
-  // samples are in the ring (or the wakeup budget is spent), disables it. The
+  // more samples are in the ring (or the wakeup budget is spent), disables it. The
   // watermark path: SwitchFixture::trigger() (two crossings).
   void trigger(std::uint64_t samples = 1);
 

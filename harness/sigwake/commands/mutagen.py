@@ -26,10 +26,15 @@ PATH: dict[str, tuple[str, ...]] = {
                                     "ring_buffer_init", "perf_output_end"),
     "kernel/events/core.c": ("perf_event_wakeup", "ring_buffer_wakeup", "perf_poll", "perf_fasync",
                              "__perf_event_overflow", "perf_output_sample", "_perf_event_refresh",
-                             "perf_event_set_output", "perf_mmap", "perf_pending_irq"),
+                             "perf_event_set_output", "perf_mmap", "perf_pending_irq",
+                             # at exit: the exited event's waiters, and what perf_poll() tells them
+                             "perf_event_exit_event", "is_event_hup",
+                             # attr.sigtrap: the overflow's task_work and its SIGTRAP
+                             "perf_pending_task", "perf_sigtrap", "perf_event_remove_on_exec"),
+    "kernel/signal.c": ("send_sig_perf",),
     "include/linux/perf_event.h": ("perf_event_fasync",),
     # F_SETSIG's body is f_owner_sig() in 6.12 (do_fcntl() only dispatches; its other commands are off the path).
-    "fs/fcntl.c": ("f_setown", "f_setown_ex", "f_owner_sig", "send_sigio", "send_sigio_to_task", "sigio_perm",
+    "fs/fcntl.c": ("__f_setown", "f_setown", "f_setown_ex", "f_owner_sig", "send_sigio", "send_sigio_to_task", "sigio_perm",
                    "kill_fasync", "kill_fasync_rcu"),
 }
 # Where the path is one part of a function, the lines it takes there: the first and the last, by their text.

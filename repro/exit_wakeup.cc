@@ -1,0 +1,180 @@
+// What a reader is told when the monitored task exits with records unread
+// (below the watermark: no wakeup has told it of them yet). At exit,
+// perf_event_exit_task() -> perf_event_exit_event() in kernel/events/core.c
+// wakes the event's waiters (perf_event_wakeup(), and for an inherited copy its
+// parent's), and perf_poll() then reports EPOLLHUP alone once is_event_hup():
+// the event has exited and no inherited copy lives. The records stay in the
+// ring for the reader to drain.
+//  - exit_wakeup_poll: an epoll watcher is woken with EPOLLHUP at the exit.
+//  - exit_wakeup_sigio: a FASYNC owner at the exit: perf_event_wakeup() signals
+//    only a pending_kill, which no exit sets, so no signal comes (the HUP is
+//    for pollers only).
+//  - exit_wakeup_inherit: an inherited event (inherit=1), the monitored task
+//    forks, then exits before its child: no HUP while the child's copy lives,
+//    and the child's exit wakes the watcher with EPOLLHUP.
+// epoll shows whether the exit woke the waiters: the event joins epoll's ready
+// list only through the wakeup (ep_poll_callback()), while poll() would find
+// EPOLLHUP on asking even when nobody was woken.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/attrs.h"
+#include "lib/evidence.h"
+#include "lib/fixture.h"
+#include "lib/process.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+// Half the 1-page ring: a few SWITCH records stay below it, so nothing wakes the reader before the exit.
+constexpr std::uint32_t kHighWatermark = 2048;
+
+class EpollWatch {
+ public:
+  explicit EpollWatch(int fd) : ep_(epoll_create1(EPOLL_CLOEXEC)) {
+    check(ep_ >= 0, "epoll_create1");
+    epoll_event want{.events = EPOLLIN, .data = {.fd = fd}};
+    check(epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &want) == 0, "epoll_ctl(ADD)");
+  }
+  EpollWatch(const EpollWatch&) = delete;
+  EpollWatch& operator=(const EpollWatch&) = delete;
+  ~EpollWatch() { close(ep_); }
+
+  // The events of a watched fd on the ready list now (0: none was woken since the last look).
+  std::uint32_t look() const {
+    epoll_event got{};
+    const int n = epoll_wait(ep_, &got, 1, 0);
+    check(n >= 0, "epoll_wait");
+    return n == 1 ? got.events : 0;
+  }
+
+ private:
+  int ep_;
+};
+
+perf_event_attr inherited(perf_event_attr attr) {
+  attr.inherit = 1;
+  return attr;
+}
+
+// The monitored task's child outlives it: we adopt it (a subreaper) to decide when the last monitored
+// task exits and to wait for that exit; it never outlives the case.
+struct Orphans {
+  Orphans() { check(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0, "prctl(PR_SET_CHILD_SUBREAPER)"); }
+  Orphans(const Orphans&) = delete;
+  Orphans& operator=(const Orphans&) = delete;
+  ~Orphans() {
+    if (last > 0) kill(last, SIGKILL), waitpid(last, nullptr, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+  }
+  // SIGKILL to the last monitored task, and its exit waited for.
+  void end_last() {
+    check(kill(last, SIGKILL) == 0, "kill(the last monitored task)");
+    check(waitpid(last, nullptr, 0) == last, "waitpid(the last monitored task)");
+    last = 0;
+  }
+  pid_t last = 0;
+};
+
+void add_epoll_evidence(Report& report, const std::string& key, std::uint32_t events) {
+  report.add(key + "_hup", (events & EPOLLHUP) != 0);
+  report.add(key + "_in", (events & EPOLLIN) != 0);
+}
+
+// Once the exit woke the watcher: delivered with EPOLLHUP, and the records written before it still readable.
+void decide_exit_wakeup(Report& report, std::uint32_t woken, int records) {
+  if (records == 0) return report.decide(Verdict::kNoRecord, "the child ran, the kernel wrote no SWITCH record");
+  if (woken == 0) return report.decide(Verdict::kNoWakeup, "the last monitored task exited, no waiter was woken");
+  if (!(woken & EPOLLHUP)) return report.decide(Verdict::kMisdelivered, "woken at the exit without EPOLLHUP");
+  report.decide(Verdict::kDelivered, "woken at the exit with EPOLLHUP, the records still in the ring");
+}
+
+Facts exit_facts(Verdict verdict, const char* what) {
+  return {.expected = {always(verdict, std::string("perf_event_exit_event() in kernel/events/core.c (read alike in "
+                                                   "Debian's linux-source-6.1 and -6.12): ") + what)},
+          .defining = {"woken_hup", "woken_in", "signals_at_exit", "hup_before_last_exit"},
+          .shown = {"records", "woken_hup", "woken_in", "signals_at_exit"},
+          .kconfig = kPerfConfig};
+}
+
+}  // namespace
+
+SIGWAKE_CASE(exit_wakeup_poll, {exit_facts(Verdict::kDelivered,
+                                           "perf_event_wakeup() wakes the exited event's waiters and perf_poll() "
+                                           "reports EPOLLHUP alone once is_event_hup()")}) {
+  SwitchFixture f(switch_watermark_attr(kHighWatermark));
+  f.trigger(0ms);
+  const EpollWatch watch(f.event.fd());
+  add_epoll_evidence(report, "before_exit", watch.look());
+  f.child.end();
+  const std::uint32_t woken = watch.look();
+  add_epoll_evidence(report, "woken", woken);
+  add_poll_evidence(report, wait_readable(f.event.fd(), 0ms));
+  const int records = add_record_evidence(report, f.ring.consume());
+  decide_exit_wakeup(report, woken, records);
+}
+
+SIGWAKE_CASE(exit_wakeup_sigio, {exit_facts(Verdict::kNotDelivered,
+                                            "perf_event_wakeup() calls kill_fasync() only for a pending_kill, "
+                                            "which an exit does not set: no signal at exit")}) {
+  SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
+  SwitchFixture f(switch_watermark_attr(kHighWatermark));
+  f.event.request_signals(getpid(), SIGIO);
+  f.trigger(0ms);
+  sigio.collect(kSignalGrace, kSettle);
+  report.add("signals_before_exit", static_cast<long long>(sigio.count()));
+  if (sigio.count() > 0) {
+    return report.decide(Verdict::kWrongCount, "a signal came below the watermark, before the exit");
+  }
+  f.child.end();
+  sigio.collect(kSignalGrace, kSettle);
+  report.add("signals_at_exit", static_cast<long long>(sigio.count()));
+  add_signal_evidence(report, sigio);
+  const int records = add_record_evidence(report, f.ring.consume());
+  if (records == 0) return report.decide(Verdict::kNoRecord, "the child ran, the kernel wrote no SWITCH record");
+  if (sigio.count() == 0) return report.decide(Verdict::kNotDelivered, "records unread at the exit, no signal");
+  report.decide(Verdict::kDelivered, "the exit signalled the FASYNC owner");
+}
+
+SIGWAKE_CASE(exit_wakeup_inherit, {exit_facts(Verdict::kDelivered,
+                                              "an inherited copy's exit wakes its parent event "
+                                              "(perf_event_wakeup(parent_event)), and is_event_hup() holds back "
+                                              "EPOLLHUP while the parent's child_list has a copy")}) {
+  Orphans orphans;
+  int fds[2];
+  check(pipe2(fds, O_CLOEXEC) == 0, "pipe2");
+  SwitchFixture f(inherited(switch_watermark_attr(kHighWatermark)), SwitchFixture::Scope::kChildOnCpu0, [&] {
+    const pid_t grandchild = fork_stopped({}, true);  // a group of its own: ending our child spares it
+    (void)!write(fds[1], &grandchild, sizeof grandchild);
+    _exit(0);
+  });
+  close(fds[1]);
+  const EpollWatch watch(f.event.fd());
+  f.event.enable();
+  f.child.resume();
+  const bool told = wait_readable(fds[0], kWakeupBudget) & POLLIN;
+  check(told && read(fds[0], &orphans.last, sizeof orphans.last) == sizeof orphans.last,
+        "read(the monitored task's child)");
+  close(fds[0]);
+  f.child.end();  // reaps the monitored task, which has exited
+  const std::uint32_t before = watch.look();
+  add_epoll_evidence(report, "before_last_exit", before);
+  const bool early_hup = (before | static_cast<std::uint32_t>(wait_readable(f.event.fd(), 0ms))) & EPOLLHUP;
+  report.add("hup_before_last_exit", early_hup);
+  orphans.end_last();
+  const std::uint32_t woken = watch.look();
+  add_epoll_evidence(report, "woken", woken);
+  const int records = add_record_evidence(report, f.ring.consume());
+  if (early_hup) {
+    return report.decide(Verdict::kMisdelivered, "EPOLLHUP while an inherited copy of the event still lived");
+  }
+  decide_exit_wakeup(report, woken, records);
+}
+
+}  // namespace sigwake

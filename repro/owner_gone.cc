@@ -1,0 +1,103 @@
+// Owners that change or go away. F_SETOWN and F_SETOWN_EX keep a reference to
+// the owner's struct pid (__f_setown() in fs/fcntl.c), not its number, and
+// send_sigio() signals whatever task that struct pid still names
+// (pid_task()): none once the owner exited, so the signal is dropped, never
+// passed to the rest of the process, nor to a task that reuses the number.
+// Each case runs on the sample-overflow path, which signals on every kernel.
+//  - owner_gone_thread: F_OWNER_TID names a thread that then exits; the main
+//    thread has SIGIO unblocked: no signal may reach it.
+//  - owner_gone_process: F_SETOWN names a child that then exits and is reaped;
+//    no signal may reach us.
+//  - owner_changed: F_SETOWN names a child, an overflow signals it; then
+//    F_SETOWN names us, and the next overflow signals us, not the child again.
+#include <signal.h>
+#include <unistd.h>
+
+#include <optional>
+
+#include "lib/budgets.h"
+#include "lib/evidence.h"
+#include "lib/owner_thread.h"
+#include "lib/process.h"
+#include "lib/repro.h"
+#include "lib/wakeup_path.h"
+
+namespace sigwake {
+namespace {
+
+// An overflow with SIGIO unblocked here, for an owner that is gone: not-delivered when nothing came.
+void decide_gone(Report& report, SignalCapture& sigio, WakeupFixture& f) {
+  {
+    const SignalCapture::Unblocked here(sigio);
+    f.trigger();
+    sigio.collect(kSignalGrace, kSettle);
+  }
+  add_record_evidence(report, f.ring().consume());
+  add_signal_evidence(report, sigio);
+  if (sigio.count() > 0) return report.decide(Verdict::kMisdelivered, "the owner was gone, the signal came to us");
+  report.decide(Verdict::kNotDelivered, "the owner was gone, nobody got the signal");
+}
+
+Facts gone_facts() {
+  return {.expected = {always(Verdict::kNotDelivered,
+                              "__f_setown() in fs/fcntl.c keeps a reference to the owner's struct pid and "
+                              "send_sigio() signals only the task pid_task() finds through it: none once the "
+                              "owner exited")},
+          .defining = {"signals", "si_code"},
+          .shown = {"records", "signals"},
+          .kconfig = kPerfConfig};
+}
+
+}  // namespace
+
+SIGWAKE_CASE(owner_gone_thread, {gone_facts()}) {
+  SignalCapture sigio(SIGIO);
+  WakeupFixture f(WakeupPath::kOverflow);
+  OwnerThread owner(sigio);
+  f.event().request_signals(owner.tid(), SIGIO, PerfEvent::Owner::kThread);
+  owner.take();  // the owner thread has exited
+  report.add("owner_tid", static_cast<long long>(owner.tid()));
+  decide_gone(report, sigio, f);
+}
+
+SIGWAKE_CASE(owner_gone_process, {gone_facts()}) {
+  SignalCapture sigio(SIGIO);
+  WakeupFixture f(WakeupPath::kOverflow);
+  std::optional<SignalWitness> owner(std::in_place, SIGIO);
+  report.add("owner_pid", static_cast<long long>(owner->pid()));
+  f.event().request_signals(owner->pid(), SIGIO);
+  owner.reset();  // killed and reaped
+  decide_gone(report, sigio, f);
+}
+
+SIGWAKE_CASE(owner_changed, {.expected = {always(Verdict::kDelivered,
+                                                 "f_setown() in fs/fcntl.c replaces the owner's struct pid "
+                                                 "(f_modown()); send_sigio() reads the owner at each signal")},
+                             .defining = {"first_owner_signalled", "signals_before_change", "signals"},
+                             .shown = {"records", "first_owner_signalled", "signals"},
+                             .kconfig = kPerfConfig}) {
+  SignalCapture sigio(SIGIO);  // blocked here until the owner is us
+  WakeupFixture f(WakeupPath::kOverflow);
+  SignalWitness first(SIGIO);
+  f.event().request_signals(first.pid(), SIGIO);
+  f.trigger(1);
+  const bool reached = first.received(kSignalGrace);
+  report.add("first_owner_signalled", reached);
+  sigio.accept_pending();
+  report.add("signals_before_change", static_cast<long long>(sigio.count()));
+  const int before = sigio.count();
+  f.event().set_owner(getpid());
+  {
+    const SignalCapture::Unblocked here(sigio);
+    f.trigger();
+    sigio.collect(kSignalGrace, kSettle);
+  }
+  add_record_evidence(report, f.ring().consume());
+  add_signal_evidence(report, sigio);
+  if (before > 0) return report.decide(Verdict::kMisdelivered, "the first owner's signal came to us");
+  if (!reached) return report.decide(Verdict::kNotDelivered, "the first owner got no signal");
+  if (sigio.count() == 0) return report.decide(Verdict::kNotDelivered, "the new owner (us) got no signal");
+  report.decide(Verdict::kDelivered, "each owner got the signals of its own time");
+}
+
+}  // namespace sigwake

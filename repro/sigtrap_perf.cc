@@ -1,0 +1,195 @@
+// Synchronous perf signals: perf_event_attr.sigtrap (97ba62b27867 "perf: Add
+// support for SIGTRAP on perf events", v5.13; remove_on_exec required with it).
+// At an overflow __perf_event_overflow() queues task_work on the overflowing
+// task (pending_task), and on its way back to user space perf_pending_task() ->
+// perf_sigtrap() -> send_sig_perf() sends SIGTRAP with si_code TRAP_PERF, the
+// event's sig_data in si_perf_data and its type in si_perf_type; taken while
+// unblocked it is synchronous (si_perf_flags 0).
+//  - sigtrap_thread: this thread's page faults; the signal must run on this thread.
+//  - sigtrap_inherit_thread: inherit + inherit_thread, the page faults of a
+//    thread created after the open (its event is inherited at clone with
+//    CLONE_THREAD): the signal must run on that thread, not on its creator.
+//  - sigtrap_remove_on_exec: inherit, into a forked child that traps, then
+//    execs with the event enabled and SIGTRAP unblocked: remove_on_exec
+//    (2e498d0a74e5, v5.13) removes the event at the exec, so the new image,
+//    whose SIGTRAP is the default again, is not killed by its first fault.
+// The event counts page faults, not CPU time: its type stays PERF_TYPE_SOFTWARE
+// in an inherited copy (a task-clock event's is rewritten to the task_clock
+// PMU's own type by perf_swevent_init(), and inherit_event() copies that).
+// The first SIGTRAP comes while SIGTRAP is unblocked and must say so; later
+// ones may come while the handler runs (SIGTRAP blocked) and are then rightly
+// flagged TRAP_PERF_FLAG_ASYNC.
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "lib/budgets.h"
+#include "lib/process.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+constexpr std::uint64_t kMarker = 0x5167ea4e;  // sig_data: told back in si_perf_data
+constexpr int kTrapPerf = 6;                   // TRAP_PERF, include/uapi/asm-generic/siginfo.h
+constexpr std::size_t kPages = 16;
+
+enum class Inherit { kNone, kThreads, kChildren };
+
+perf_event_attr sigtrap_attr(Inherit inherit) {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+  attr.sample_period = 1;
+  attr.exclude_kernel = 1;  // a user page fault still counts; allowed at perf_event_paranoid 2
+  attr.exclude_hv = 1;
+  attr.disabled = 1;
+  attr.sigtrap = 1;
+  attr.remove_on_exec = 1;
+  attr.sig_data = kMarker;
+  attr.inherit = inherit != Inherit::kNone;
+  attr.inherit_thread = inherit == Inherit::kThreads;
+  return attr;
+}
+
+// With SIGTRAP unblocked here: enables the event (and its inherited children), faults fresh pages in
+// until the first SIGTRAP ran (or the budget is spent), and disables it again before blocking SIGTRAP.
+// Each round maps fresh pages (a tinyconfig kernel has no madvise() to drop them).
+void fault_until_trapped(const SignalCapture& trap, const PerfEvent& event) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const SignalCapture::Unblocked here(trap);
+  event.enable();
+  const Deadline deadline(kWakeupBudget);
+  while (trap.count() == 0 && !deadline.expired()) {
+    void* area = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    check(area != MAP_FAILED, "mmap");
+    auto* pages = static_cast<volatile char*>(area);
+    for (std::size_t at = 0; at < kPages * page && trap.count() == 0; at += page) pages[at] = 1;
+    munmap(area, kPages * page);
+  }
+  event.disable();
+}
+
+// Delivered when each SIGTRAP says TRAP_PERF with our sig_data and type on `faulter`, the first synchronously.
+void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
+  report.add("signals", static_cast<long long>(trap.count()));
+  report.add("faulter_tid", static_cast<long long>(faulter));
+  int wrong = 0, elsewhere = 0;
+  std::string each;  // code/data/type/flags@tid of every delivery kept
+  for (const Delivery& d : trap.deliveries()) {
+    each += (each.empty() ? "" : ",") + std::to_string(d.code) + "/" + std::to_string(d.perf_data) + "/" +
+            std::to_string(d.perf_type) + "/" + std::to_string(d.perf_flags) + "@" + std::to_string(d.tid);
+    wrong += d.code != kTrapPerf || d.perf_data != kMarker || d.perf_type != PERF_TYPE_SOFTWARE;
+    elsewhere += d.tid != faulter;
+  }
+  report.add("traps", each.empty() ? "none" : each);
+  report.add("traps_with_wrong_siginfo", static_cast<long long>(wrong));
+  report.add("traps_on_other_threads", static_cast<long long>(elsewhere));
+  if (trap.count() == 0) return report.decide(Verdict::kNotDelivered, "the event overflowed, no SIGTRAP came");
+  const Delivery first = trap.deliveries().front();
+  report.add("si_signo", static_cast<long long>(first.signo));
+  report.add("si_code", static_cast<long long>(first.code));
+  report.add("signal_tid", static_cast<long long>(first.tid));
+  report.add("si_perf_data", static_cast<long long>(first.perf_data));
+  report.add("si_perf_type", static_cast<long long>(first.perf_type));
+  report.add("si_perf_flags", static_cast<long long>(first.perf_flags));
+  if (wrong > 0) {
+    return report.decide(Verdict::kMisdelivered, "a SIGTRAP without TRAP_PERF, our sig_data or the event's type");
+  }
+  if (elsewhere > 0) return report.decide(Verdict::kMisdelivered, "a SIGTRAP ran on a thread that did not fault");
+  if (first.perf_flags != 0) {
+    return report.decide(Verdict::kMisdelivered, "the first SIGTRAP, taken unblocked, says it came asynchronously");
+  }
+  report.decide(Verdict::kDelivered);
+}
+
+Facts sigtrap_facts() {
+  return {.expected = {changed_at("5.13", "97ba62b27867", Verdict::kUnsupported, Verdict::kDelivered,
+                                  "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13): "
+                                  "__perf_event_overflow() in kernel/events/core.c queues task_work for "
+                                  "attr.sigtrap, perf_sigtrap() sends SIGTRAP through send_sig_perf() in "
+                                  "kernel/signal.c (TRAP_PERF, si_perf_data = sig_data, si_perf_type = the event's "
+                                  "type, si_perf_flags TRAP_PERF_FLAG_ASYNC only when SIGTRAP is blocked) to the "
+                                  "task that overflowed; inherit_thread (2b26f0aa0049, v5.13) inherits the event "
+                                  "into threads cloned with CLONE_THREAD")},
+          .defining = {"si_code", "si_perf_data", "si_perf_type", "si_perf_flags", "traps_on_other_threads"},
+          .shown = {"signals", "si_code", "si_perf_flags"},
+          .kconfig = kPerfConfig};
+}
+
+}  // namespace
+
+SIGWAKE_CASE(sigtrap_thread, {sigtrap_facts()}) {
+  SignalCapture trap(SIGTRAP);
+  PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kNone), 0, -1);
+  fault_until_trapped(trap, event);
+  trap.collect(kSignalGrace, kSettle);
+  decide_sigtrap(report, trap, gettid());
+}
+
+SIGWAKE_CASE(sigtrap_inherit_thread, {sigtrap_facts()}) {
+  SignalCapture trap(SIGTRAP);  // blocked here, and so in the thread: it unblocks while it faults
+  PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kThreads), 0, -1);  // disabled: our own faults do not count
+  pid_t faulter = 0;
+  std::exception_ptr failed;
+  std::thread thread([&] {
+    faulter = gettid();
+    try {
+      fault_until_trapped(trap, event);  // enabling the parent enables the child this thread inherited
+    } catch (...) {
+      failed = std::current_exception();  // the case's, thrown again here
+    }
+  });
+  thread.join();
+  if (failed) std::rethrow_exception(failed);
+  trap.collect(kSignalGrace, kSettle);
+  decide_sigtrap(report, trap, faulter);
+}
+
+SIGWAKE_CASE(sigtrap_remove_on_exec,
+             {.expected = {changed_at("5.13", "2e498d0a74e5", Verdict::kUnsupported, Verdict::kDelivered,
+                                      "2e498d0a74e5 \"perf: Add support for event removal on exec\" (v5.13): "
+                                      "perf_event_exec() -> perf_event_remove_on_exec() in kernel/events/core.c "
+                                      "removes every event with attr.remove_on_exec from the task that execs")},
+              .defining = {"child_trapped_before_exec", "child_killed_by"},
+              .shown = {"child_trapped_before_exec", "child_killed_by"},
+              .kconfig = kPerfConfig}) {
+  SignalCapture trap(SIGTRAP);  // its handler is the child's until the exec
+  PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kChildren), 0, -1);  // disabled: our faults do not count
+  const pid_t child = fork();
+  check(child >= 0, "fork");
+  if (child == 0) {
+    fault_until_trapped(trap, event);  // enabling our parent's event enables the copy we inherited
+    if (trap.count() == 0) _exit(3);
+    event.enable();  // enabled at the exec: only its removal keeps the new image's faults from trapping
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, SIGTRAP);
+    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+    close(STDOUT_FILENO);  // the new image lists our cases; that is not our KTAP
+    execl("/proc/self/exe", "sigtrap_perf", "--list", nullptr);
+    _exit(4);
+  }
+  int status = 0;
+  check(waitpid(child, &status, 0) == child, "waitpid");
+  event.disable();
+  const bool trapped = !(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+  report.add("child_trapped_before_exec", trapped);
+  report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  report.add("child_exit", static_cast<long long>(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 4) throw ReproError("the child could not exec /proc/self/exe");
+  if (!trapped) return report.decide(Verdict::kNotDelivered, "the child's inherited event never trapped");
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) {
+    return report.decide(Verdict::kMisdelivered, "the exec'd image was killed by SIGTRAP: the event outlived the exec");
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return report.decide(Verdict::kMisdelivered, "the exec'd image did not end cleanly");
+  }
+  report.decide(Verdict::kDelivered, "trapped before the exec, not after it");
+}
+
+}  // namespace sigwake
