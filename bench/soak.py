@@ -49,7 +49,7 @@ def main() -> int:
     progress = Progress()
     built = binaries.build(REPO, REPO / "build", progress)
     if args.native:
-        config = RunOptions(qemu.Accel("none", "native"), repeat=args.native, privileges=tuple(args.passes.split(",")))
+        config = RunOptions(qemu.Accel("none", "native"), repeat=args.native, agree=args.native, privileges=tuple(args.passes.split(",")))
         with tempfile.TemporaryDirectory(prefix="sigwake-soak-") as tmp:
             start = time.monotonic()
             outcome = HostTarget(host_kernel()).run(built, config, Path(tmp) / "console.log")
@@ -60,7 +60,7 @@ def main() -> int:
             (kernel,) = cache.resolve(args.kernel, progress)
         else:
             kernel = cache.fetch(cache.newest(next(q for q in DEFAULT_KERNELS if q.suite == "trixie"), progress), progress)
-        config = RunOptions(qemu.choose_accel(None), repeat=args.guest, privileges=tuple(args.passes.split(",")))
+        config = RunOptions(qemu.choose_accel(None), repeat=args.guest, agree=args.guest, privileges=tuple(args.passes.split(",")))
         with tempfile.TemporaryDirectory(prefix="sigwake-soak-") as tmp:
             initrd = built.initramfs(Path(tmp) / "guest.cpio")
             start = time.monotonic()

@@ -32,6 +32,7 @@ def main() -> None:
             "inline constexpr const char* kPasses[] = {" + ", ".join(f'"{p}"' for p in protocol["passes"]) + "};",
             f"inline constexpr const char* kAllPasses = \"{','.join(protocol['passes'])}\";",
             f"inline constexpr long long kDefaultRepeat = {protocol['defaults']['repeat']};",
+            f"inline constexpr long long kDefaultAgree = {protocol['defaults']['agree']};",
             f"inline constexpr long long kDefaultTimeoutMs = {protocol['defaults']['timeout_ms']};",
             f"inline constexpr const char* kTokenFile = \"{protocol['token_file']}\";"]
     out += [f"inline constexpr const char* kKey{''.join(p.capitalize() for p in key.split('_'))} = \"{value}\";"

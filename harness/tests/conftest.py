@@ -82,9 +82,9 @@ def local_run(kernel_6_1: Kernel, kernel_6_12: Kernel, cache_root: Path, local_r
 @pytest.fixture(scope="session")
 def test_programs() -> dict[str, Path]:
     """Misbehaving stand-ins for reproducers (repro/tests/hang.cc, crash.cc, silent.cc, liar.cc, forge.cc,
-    provoke.cc, sysrq_crash.cc)."""
+    provoke.cc, sysrq_crash.cc, alternate.cc)."""
     return {name: REPO / "build" / "repro" / "tests" / f"sigwake-test-{name}"
-            for name in ("hang", "crash", "silent", "liar", "forge", "provoke", "sysrq_crash")}
+            for name in ("hang", "crash", "silent", "liar", "forge", "provoke", "sysrq_crash", "alternate")}
 
 
 def pytest_configure(config: pytest.Config) -> None:

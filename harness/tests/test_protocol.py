@@ -19,8 +19,7 @@ def test_cpp_and_python_follow_the_protocol_file(built: Binaries) -> None:
                              check=True).stdout.splitlines()
     expected = [f"verdict {v['word']} {'ok' if v['result'] == 'ok' else 'not-ok'} {v['directive'] or '-'} "
                 f"{v['exit']} {'kernel' if v['kernel'] else 'harness'}" for v in data["verdicts"]]
-    expected += [f"passes {','.join(data['passes'])}", f"default repeat {data['defaults']['repeat']}",
-                 f"default timeout_ms {data['defaults']['timeout_ms']}",
+    expected += [f"passes {','.join(data['passes'])}", *(f"default {k} {v}" for k, v in data["defaults"].items()),
                  *(f"key {k} {v}" for k, v in data["command_line"].items()), f"token_file {data['token_file']}",
                  *(f"report {k} {v}" for k, v in data["report_keys"].items())]
     assert printed == expected  # the generated header says what the file says

@@ -35,6 +35,16 @@ std::string result_line(std::size_t number, const std::string& name, const RunOu
   return "not ok " + id;
 }
 
+// How one run ended, for adaptive repeats: its case's verdict line, or how it failed to give one.
+std::string ending(const RunOutcome& run) {
+  if (run.timed_out) return "timeout";
+  if (!run.exited) return "signal " + std::to_string(run.term_signal);
+  const std::string key = std::string("# verdict=");
+  const std::size_t at = run.output.rfind(key);
+  const std::string verdict = at == std::string::npos ? "none" : run.output.substr(at, run.output.find('\n', at) - at);
+  return verdict + " exit " + std::to_string(run.exit_code);
+}
+
 }  // namespace
 
 bool parse_pass(const std::string& name, Pass* pass) {
@@ -152,7 +162,17 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
     for (const Invocation& invocation : planned[i]) {
       const Program& program = *invocation.program;
       const auto& argv = invocation.argv;
+      std::string first_ending;
+      bool alike = true;  // every run so far ended as the first did
       for (long long run = 0; run < config.repeat; ++run) {
+        const std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "") + " [" + pass.name + " run " +
+                                 std::to_string(run + 1) + "]";
+        if (alike && run >= config.agree) {  // the first `agree` runs ended alike: this one is not needed
+          line(report_line(protocol::kReportUnneeded, std::to_string(run + 1)));
+          line("ok " + std::to_string(++number) + " " + name + " # SKIP the first " + std::to_string(config.agree) +
+               " runs agreed");
+          continue;
+        }
         line(report_line(protocol::kReportStart, program.name));
         if (argv.size() == 3) line(report_line(protocol::kReportCase, argv[2]));
         const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
@@ -171,9 +191,9 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
             line(report_line(protocol::kReportKernelPath + function, value));
           }
         }
+        if (run == 0) first_ending = ending(outcome);
+        alike = alike && ending(outcome) == first_ending;
         // Unique per run, and checked by the harness: program.case, its pass and which run of it.
-        const std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "") + " [" + pass.name + " run " +
-                                 std::to_string(run + 1) + "]";
         line(result_line(++number, name, outcome));
       }
     }

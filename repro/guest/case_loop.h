@@ -37,7 +37,10 @@ constexpr const char* kTaintedSysctl = "/proc/sys/kernel/tainted";
 struct LoopConfig {
   std::vector<std::string> programs;  // paths, run in this order
   std::vector<Pass> passes;
-  long long repeat = 1;
+  long long repeat = 1;  // the most runs of each case
+  // Adaptive repeats: a case whose first `agree` runs ended alike (the same verdict, or the same way of
+  // failing to give one) stops there; one whose runs split runs all `repeat`. agree >= repeat: always all.
+  long long agree = 1;
   std::chrono::milliseconds budget{0};  // each run's deadline
   // "pass/program/case" (case empty for a whole program): every run up to and including that one's
   // runs is left out. A fresh boot after a crash carries on past the case that was running.
@@ -59,7 +62,9 @@ struct PassHooks {
 // `# sigwake.start=`, `# sigwake.case=`, the program's KTAP as an indented
 // subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.tainted=`
 // (when it changed), `# sigwake.kernel_path.*=` (with a tracer), the result
-// line, named "program.case [pass run k]"; and `# sigwake.done=<runs>` last.
+// line, named "program.case [pass run k]"; for each run left out because the first
+// `agree` runs agreed, `# sigwake.unneeded=<its number>` and a SKIP result line in its place (the
+// plan counts every run `repeat` allows); and `# sigwake.done=<runs>` last.
 void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
                const std::function<void(const std::string&)>& line);
 

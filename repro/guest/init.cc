@@ -5,7 +5,8 @@
 // any reproducer runs: not on the command line, which every process (and dmesg)
 // can read. Kernel command line:
 //   sigwake.timeout_ms=N     per-reproducer deadline
-//   sigwake.repeat=N         runs of each case per pass
+//   sigwake.repeat=N         runs of each case per pass, at most
+//   sigwake.agree=N          a case whose first N runs agree stops there
 //   sigwake.passes=P,...     privilege passes, in order (default: all of them):
 //                            root, or user-paranoidN: uid 65534 with
 //                            /proc/sys/kernel/perf_event_paranoid set to N
@@ -106,6 +107,7 @@ int main() {
   config.budget = std::chrono::milliseconds(
       sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyTimeoutMs, ""), protocol::kDefaultTimeoutMs));
   config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
+  config.agree = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyAgree, ""), protocol::kDefaultAgree);
   config.resume_after = sigwake::option_value(cmdline, protocol::kKeyResume, "");
   config.passes = sigwake::parse_passes(sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses),
                                         std::ref(line));  // by reference: one sequence of frames

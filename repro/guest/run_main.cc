@@ -1,7 +1,7 @@
 // sigwake-run: the case loop (case_loop.h) on this machine's own kernel, with
 // the same framed KTAP as a guest's console, on stdout. The token is the first
 // line of stdin (not an argument: any process of the user can read those).
-//   sigwake-run [--timeout-ms N] [--repeat N] [--passes P,...] PROGRAM...
+//   sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] PROGRAM...
 //   sigwake-run --protocol     the protocol as compiled in, for the test that holds
 //                              C++ and Python to repro/protocol.json
 // A pass runs where this host allows it, else it is skipped with the reason:
@@ -59,10 +59,11 @@ void print_protocol() {
                 r.exit_code, r.kernel ? "kernel" : "harness");
   }
   std::printf("passes %s\n", protocol::kAllPasses);
-  std::printf("default repeat %lld\ndefault timeout_ms %lld\n", protocol::kDefaultRepeat, protocol::kDefaultTimeoutMs);
-  std::printf("key timeout_ms %s\nkey repeat %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\n",
-              protocol::kKeyTimeoutMs, protocol::kKeyRepeat, protocol::kKeyPasses, protocol::kKeyMode,
-              protocol::kKeyResume, protocol::kTokenFile);
+  std::printf("default repeat %lld\ndefault agree %lld\ndefault timeout_ms %lld\n", protocol::kDefaultRepeat,
+              protocol::kDefaultAgree, protocol::kDefaultTimeoutMs);
+  std::printf("key timeout_ms %s\nkey repeat %s\nkey agree %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\n",
+              protocol::kKeyTimeoutMs, protocol::kKeyRepeat, protocol::kKeyAgree, protocol::kKeyPasses,
+              protocol::kKeyMode, protocol::kKeyResume, protocol::kTokenFile);
   for (const protocol::ReportKey& k : protocol::kReportKeys) std::printf("report %s %s\n", k.name, k.key);
 }
 
@@ -75,15 +76,17 @@ int main(int argc, char** argv) {
   sigwake::LoopConfig config;
   config.budget = std::chrono::milliseconds(sigwake::protocol::kDefaultTimeoutMs);
   config.repeat = sigwake::protocol::kDefaultRepeat;
+  config.agree = sigwake::protocol::kDefaultAgree;
   std::string passes = "root";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--timeout-ms" && i + 1 < argc) {
       config.budget = std::chrono::milliseconds(sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultTimeoutMs));
     } else if (arg == "--repeat" && i + 1 < argc) config.repeat = sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultRepeat);
+    else if (arg == "--agree" && i + 1 < argc) config.agree = sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultAgree);
     else if (arg == "--passes" && i + 1 < argc) passes = argv[++i];
     else if (arg.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--passes P,...] PROGRAM...\n");
+      std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] PROGRAM...\n");
       return 2;
     } else config.programs.push_back(arg);
   }

@@ -69,7 +69,16 @@ def quiet_option(p: argparse.ArgumentParser) -> None:
 
 def boot_options(p: argparse.ArgumentParser, repeat_per: str = "kernel") -> None:
     p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
-    p.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT, help=f"runs of each case per {repeat_per}")
+    p.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT,
+                   help=f"runs of each case per {repeat_per}, at most")
+    p.add_argument("--agree", type=int, default=protocol.DEFAULT_AGREE,
+                   help="a case whose first N runs agree stops there; runs that split go on to --repeat "
+                        "(0: always --repeat runs)")
+
+
+def agree_of(args: argparse.Namespace) -> int:
+    """--agree as the case loop takes it: 0 (always every run) is --repeat."""
+    return args.agree or args.repeat
 
 
 def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = False) -> None:
@@ -256,7 +265,7 @@ def run_command(args: argparse.Namespace) -> int:
     arches = arches_of(args.arch)
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, flavours_of(args.flavour, arches),
                        arches, tuple(args.apt_source), args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat,
-                       args.cpus, args.jobs, args.resume, lab)
+                       agree_of(args), args.cpus, args.jobs, args.resume, lab)
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
@@ -314,7 +323,7 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
 def qa_command(args: argparse.Namespace) -> int:
     arches = arches_of(args.arch)
     run = RunConfig(REPO, args.build_dir, args.cache, args.results, (), apt_sources=tuple(args.apt_source),
-                    accel=args.accel, repeat=args.repeat, jobs=args.jobs)
+                    accel=args.accel, repeat=args.repeat, agree=agree_of(args), jobs=args.jobs)
     config = QaConfig(run, arches, flavours_of(args.flavour, arches), tuple(args.suites) if args.suites else None,
                       not args.no_bisect, args.split)
     progress = Progress(quiet=args.quiet)
@@ -323,7 +332,7 @@ def qa_command(args: argparse.Namespace) -> int:
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress).select([HEADLINE])
         work = args.cache / "bisect" / arch
         work.mkdir(parents=True, exist_ok=True)
-        host = RunOptions(qemu.choose_accel(args.accel), repeat=args.repeat, privileges=("root",))
+        host = RunOptions(qemu.choose_accel(args.accel), repeat=args.repeat, agree=agree_of(args), privileges=("root",))
         return Probe(built, HEADLINE, HEADLINE, options_for_arch(host, arch, args.accel), work)
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -377,7 +386,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     unknown = sorted(set(passes) - set(PRIVILEGES))
     if unknown:
         raise ValueError(f"--passes: unknown pass {', '.join(unknown)}; there are {', '.join(PRIVILEGES)}")
-    return RunOptions(accel, repeat=args.repeat, privileges=passes)
+    return RunOptions(accel, repeat=args.repeat, agree=agree_of(args), privileges=passes)
 
 
 def validate_command(args: argparse.Namespace, progress: Progress) -> int:

@@ -42,6 +42,7 @@ class RunConfig:
     repro_timeout_ms: int = protocol.DEFAULT_TIMEOUT_MS
     boot_timeout_s: float = 0.0
     repeat: int = protocol.DEFAULT_REPEAT
+    agree: int = protocol.DEFAULT_AGREE
     cpus: int = 1
     jobs: int = 1  # kernels run at once (each a QEMU, one vCPU by default)
     resume: bool = False  # skip kernels already recorded for the same image and the same programs
@@ -139,7 +140,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         summary.failures.append(problem)
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
     options = RunOptions(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
-                        stop=stop)
+                        agree=config.agree, stop=stop)
     cache = KernelCache(config.cache, config.apt_sources)
     commit = source_commit(config.source)
     if (warning := dirty_warning(commit)) is not None:

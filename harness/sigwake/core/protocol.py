@@ -30,6 +30,7 @@ RULES: dict[str, VerdictRule] = {
 HARNESS_VERDICTS: tuple[str, ...] = tuple(_DATA["harness_verdicts"])
 PASSES: tuple[str, ...] = tuple(_DATA["passes"])
 DEFAULT_REPEAT: int = _DATA["defaults"]["repeat"]
+DEFAULT_AGREE: int = _DATA["defaults"]["agree"]  # adaptive repeats: a case whose first N runs agree stops there
 DEFAULT_TIMEOUT_MS: int = _DATA["defaults"]["timeout_ms"]
 KEYS: dict[str, str] = dict(_DATA["command_line"])
 REPORT: dict[str, str] = dict(_DATA["report_keys"])  # the runner's report: `# <key>=<value>` lines

@@ -216,6 +216,7 @@ class ProgramRun:
     # never ended: a crash cut it off)
     tainted_after: str = ""
     index: int = 1  # which run of its case in its pass (1 for the first)
+    left_out: int = 0  # runs of its case left out after it because the first ones agreed (adaptive repeats)
 
     @property
     def name(self) -> str:
@@ -292,8 +293,10 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
                 current.duration_us = int(value)
             elif key.startswith(KERNEL_PATH) and current is not None:
                 current.kernel_path[key[len(KERNEL_PATH):]] = evidence_value(value)
+            elif key == KEY["unneeded"] and report.runs:  # in place of one more run of the last case
+                report.runs[-1].left_out += 1
             elif key == KEY["done"]:
-                report.done = int(value) == len(report.runs) == report.plan
+                report.done = int(value) == len(report.runs) + sum(r.left_out for r in report.runs) == report.plan
         if test.result is not None and current is not None:
             started[(current.privilege, current.program, current.case)] = current.index
             current.tainted_after = current.tainted_after or tainted  # unchanged by it (a run cut off has none)

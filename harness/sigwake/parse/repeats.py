@@ -22,11 +22,13 @@ class CaseRun:
     kernel_path: Evidence = field(default_factory=dict)
     console_span: tuple[int, int] | None = None  # its first and last line in the kernel's console log
     reported: bool = True  # False: made by the harness for a run the guest never finished (a cut-off, a miss)
+    left_out: int = 0  # runs of its case the guest left out after it, its first runs having agreed
 
 
 def combine(runs: list[CaseRun], repeat: int | None = None) -> list[ReproResult]:
     """One result per (privilege, case), in the order first seen. With `repeat`, a case the guest reported
-    fewer or more times than that (and no boot cut short) is an error: a run lost or one counted twice."""
+    fewer or more times than that, less the runs it left out because the first ones agreed, and no boot cut
+    short, is an error: a run lost or one counted twice."""
     groups: dict[tuple[str, str], list[CaseRun]] = {}
     for run in runs:
         groups.setdefault((run.privilege, run.case), []).append(run)
@@ -34,8 +36,9 @@ def combine(runs: list[CaseRun], repeat: int | None = None) -> list[ReproResult]
     for (privilege, case), group in groups.items():
         counts = Counter(str(r.verdict) for r in group)
         first = group[0]
-        if repeat is not None and len(group) != repeat and all(r.reported for r in group):
-            verdict, reason = Verdict.ERROR, f"{len(group)} runs reported where {repeat} were asked"
+        asked = repeat - sum(r.left_out for r in group) if repeat is not None else None
+        if asked is not None and len(group) != asked and all(r.reported for r in group):
+            verdict, reason = Verdict.ERROR, f"{len(group)} runs reported where {asked} were asked"
         elif len(counts) == 1:
             verdict, reason = first.verdict, first.reason
         else:

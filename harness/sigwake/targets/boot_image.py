@@ -15,7 +15,7 @@ def boot_arguments(config: RunOptions, mode: str = "run", resume: str = "") -> t
     """The kernel command line beyond qemu.base_append(): what the init reads (one rule for every target)."""
     keys = protocol.KEYS
     return (f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
-            f"{keys['repeat']}={config.repeat}", f"{keys['passes']}={','.join(config.privileges)}",
+            f"{keys['repeat']}={config.repeat}", f"{keys['agree']}={config.agree}", f"{keys['passes']}={','.join(config.privileges)}",
             *([f"{keys['resume']}={resume}"] if resume else []))
 
 

@@ -23,6 +23,7 @@ def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> Kerne
     programs = sorted(binaries.reproducers)
     timeout_s = config.timeout_for(len(programs))
     argv = [*qemu.DIE_WITH_US, str(binaries.runner), "--timeout-ms", str(config.repro_timeout_ms), "--repeat", str(config.repeat),
+            "--agree", str(config.agree),
             "--passes", ",".join(config.privileges), *(str(binaries.reproducers[name]) for name in programs)]
     start = time.monotonic()
     try:

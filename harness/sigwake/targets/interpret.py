@@ -103,7 +103,8 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
                                 console_span=span))
         else:
             cases = judged(run.document, run.case or run.program, run.ended(), run.exit_code, run.case is not None)
-            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path, span)
+            runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path, span,
+                             left_out=run.left_out)
                      for case, verdict, reason, evidence in cases]
     return runs
 

@@ -22,7 +22,8 @@ class RunOptions:
     quiet_limit_s: float = 0.0  # 0: derived from the reproducers' deadline (see silence_s)
     memory_mb: int = 512
     cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
-    repeat: int = protocol.DEFAULT_REPEAT
+    repeat: int = protocol.DEFAULT_REPEAT  # the most runs of each case per pass
+    agree: int = protocol.DEFAULT_AGREE  # a case whose first `agree` runs agree stops there (>= repeat: all run)
     privileges: tuple[str, ...] = PRIVILEGES
     stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
     slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
