@@ -34,6 +34,7 @@ def main() -> None:
             f"inline constexpr long long kDefaultRepeat = {protocol['defaults']['repeat']};",
             f"inline constexpr long long kDefaultAgree = {protocol['defaults']['agree']};",
             f"inline constexpr long long kDefaultTimeoutMs = {protocol['defaults']['timeout_ms']};",
+            f"inline constexpr long long kDefaultPeerTimeoutMs = {protocol['defaults']['peer_timeout_ms']};",
             f"inline constexpr const char* kTokenFile = \"{protocol['token_file']}\";"]
     out += [f"inline constexpr const char* kKey{''.join(p.capitalize() for p in key.split('_'))} = \"{value}\";"
             for key, value in protocol["command_line"].items()]

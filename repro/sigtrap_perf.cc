@@ -28,6 +28,7 @@
 #include <exception>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "lib/budgets.h"
 #include "lib/process.h"
@@ -107,7 +108,7 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
   report.decide(Verdict::kDelivered);
 }
 
-Facts sigtrap_facts() {
+Facts sigtrap_facts(Words peers = {}) {
   return {.expected = {changed_at("5.13", "97ba62b27867", Verdict::kUnsupported, Verdict::kDelivered,
                                   "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13): "
                                   "__perf_event_overflow() in kernel/events/core.c queues task_work for "
@@ -118,7 +119,8 @@ Facts sigtrap_facts() {
                                   "into threads cloned with CLONE_THREAD")},
           .defining = {"si_code", "si_perf_data", "si_perf_type", "si_perf_flags", "traps_on_other_threads"},
           .shown = {"signals", "si_code", "si_perf_flags"},
-          .kconfig = kPerfConfig};
+          .kconfig = kPerfConfig,
+          .peers = std::move(peers)};
 }
 
 }  // namespace
@@ -131,7 +133,8 @@ SIGWAKE_CASE(sigtrap_thread, {sigtrap_facts()}) {
   decide_sigtrap(report, trap, gettid());
 }
 
-SIGWAKE_CASE(sigtrap_inherit_thread, {sigtrap_facts()}) {
+// The upstream sigtrap_threads opens the same event (inherit, inherit_thread, sigtrap) on a hardware breakpoint.
+SIGWAKE_CASE(sigtrap_inherit_thread, {sigtrap_facts({"sigtrap_threads"})}) {
   SignalCapture trap(SIGTRAP);  // blocked here, and so in the thread: it unblocks while it faults
   PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kThreads), 0, -1);  // disabled: our own faults do not count
   pid_t faulter = 0;

@@ -68,7 +68,8 @@ Observed watermark_signal(Report& report, int setsig, pid_t owner, bool then_exi
 
 }  // namespace
 
-SIGWAKE_CASE(watermark_sigio, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
+SIGWAKE_CASE(watermark_sigio, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal,
+                                .kconfig = kPerfConfig, .peers = {"watermark_signal"}}) {
   const Observed o = watermark_signal(report, SIGIO, getpid(), true);
   if (o.signals_at_exit > 0) {
     return report.decide(Verdict::kWrongCount, "a signal came when the monitored task exited with the event "

@@ -77,15 +77,27 @@ def test_the_codec_refuses_what_does_not_fit() -> None:
 
 
 def test_a_schema_3_result_is_upgraded_on_reading_its_runner_s_qemu_named_machine(tmp_path: Path) -> None:
-    # A committed result as schema 3 wrote it: the runner's machine was called qemu.
+    # A committed result as schema 3 wrote it: the runner's machine was called qemu, and no peers ran.
     committed = next(p for p in sorted(RESULTS.glob("*.json")) if json.loads(p.read_text())["runner"].get("machine"))
-    current = json.loads(committed.read_text())
+    current = {k: v for k, v in json.loads(committed.read_text()).items() if k != "peers"}
     runner = {("qemu" if k == "machine" else k): v for k, v in current["runner"].items()}
     old = {**current, "schema": 3, "runner": runner}
     schema.check("kernel-result", old)  # what schema 3 allowed
     (tmp_path / committed.name).write_text(json.dumps(old))
     (result,) = load_results(tmp_path).results
-    assert result.schema == schema.CURRENT["kernel-result"] == 4 and result.runner.machine == runner["qemu"]
-    assert to_data(result) == current  # nothing else changed on the way up
-    with pytest.raises(ValueError, match="breaks kernel-result schema 4 at runner"):
-        schema.check("kernel-result", {**current, "runner": runner})
+    assert result.schema == schema.CURRENT["kernel-result"] == 5 and result.runner.machine == runner["qemu"]
+    assert to_data(result) == {**current, "schema": 5, "peers": []}  # nothing else changed on the way up
+    with pytest.raises(ValueError, match="breaks kernel-result schema 5 at runner"):
+        schema.check("kernel-result", {**current, "schema": 5, "runner": runner})
+
+
+def test_a_schema_4_result_is_upgraded_on_reading_with_no_peers(tmp_path: Path) -> None:
+    committed = next(p for p in sorted(RESULTS.glob("*.json")) if json.loads(p.read_text())["runner"].get("machine"))
+    current = {k: v for k, v in json.loads(committed.read_text()).items() if k != "peers"}
+    old = {**current, "schema": 4}
+    schema.check("kernel-result", old)  # what schema 4 allowed
+    (tmp_path / committed.name).write_text(json.dumps(old))
+    (result,) = load_results(tmp_path).results
+    assert result.peers == [] and to_data(result) == {**current, "schema": 5, "peers": []}
+    with pytest.raises(ValueError, match="breaks kernel-result schema 5 at peers"):
+        schema.check("kernel-result", {**current, "schema": 5, "peers": [{"program": "watermark_signal"}]})

@@ -35,6 +35,20 @@ std::string result_line(std::size_t number, const std::string& name, const RunOu
   return "not ok " + id;
 }
 
+// What every run prints after it ends: its output as a KTAP subtest, its duration, exit and the kernel's taint
+// flags when the run changed them.
+void report_run(const RunOutcome& outcome, std::string& tainted,
+                const std::function<void(const std::string&)>& line) {
+  std::istringstream lines(outcome.output);
+  for (std::string text; std::getline(lines, text);) line("    " + text);
+  line(report_line(protocol::kReportDurationUs, std::to_string(outcome.duration_us)));
+  if (outcome.exited) line(report_line(protocol::kReportExit, std::to_string(outcome.exit_code)));
+  if (const std::string now = read_value(kTaintedSysctl); now != tainted) {
+    tainted = now;
+    line(report_line(protocol::kReportTainted, tainted));
+  }
+}
+
 // How one run ended, for adaptive repeats: its case's verdict line, or how it failed to give one.
 std::string ending(const RunOutcome& run) {
   if (run.timed_out) return "timeout";
@@ -143,6 +157,16 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
     }
     runs += planned[i].size() * config.repeat;
   }
+  std::vector<std::string> peers;  // those left to run
+  for (const std::string& path : config.peers) {
+    const std::string key = run_key("peer", path.substr(path.find_last_of('/') + 1), "");
+    if (resuming) {
+      resuming = key != config.resume_after;
+      continue;
+    }
+    peers.push_back(path);
+  }
+  runs += peers.size();
   line("1.." + std::to_string(runs));
   // The kernel's taint flags, at the start and after every run that changed them: a splat's before and after.
   std::string tainted = read_value(kTaintedSysctl);
@@ -178,14 +202,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
           if (tracer != nullptr) tracer->follow(pid);
         });
-        std::istringstream lines(outcome.output);
-        for (std::string text; std::getline(lines, text);) line("    " + text);  // a KTAP subtest
-        line(report_line(protocol::kReportDurationUs, std::to_string(outcome.duration_us)));
-        if (outcome.exited) line(report_line(protocol::kReportExit, std::to_string(outcome.exit_code)));
-        if (const std::string now = read_value(kTaintedSysctl); now != tainted) {
-          tainted = now;
-          line(report_line(protocol::kReportTainted, tainted));
-        }
+        report_run(outcome, tainted, line);
         if (tracer != nullptr) {
           for (const auto& [function, value] : tracer->counts()) {
             line(report_line(protocol::kReportKernelPath + function, value));
@@ -197,6 +214,13 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         line(result_line(++number, name, outcome));
       }
     }
+  }
+  for (const std::string& path : peers) {
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    line(report_line(protocol::kReportPeer, name));
+    const RunOutcome outcome = run_with_deadline({path}, config.peer_budget);
+    report_run(outcome, tainted, line);
+    line(result_line(++number, "peer " + name, outcome));
   }
   line(report_line(protocol::kReportDone, std::to_string(number)));  // all reported
 }

@@ -42,7 +42,10 @@ struct LoopConfig {
   // failing to give one) stops there; one whose runs split runs all `repeat`. agree >= repeat: always all.
   long long agree = 1;
   std::chrono::milliseconds budget{0};  // each run's deadline
-  // "pass/program/case" (case empty for a whole program): every run up to and including that one's
+  // The upstream selftests (peers), each run once as the loop's own user after every pass.
+  std::vector<std::string> peers;
+  std::chrono::milliseconds peer_budget{0};
+  // "pass/program/case" (case empty for a whole program; "peer/name/" for a peer): every run up to and including that one's
   // runs is left out. A fresh boot after a crash carries on past the case that was running.
   std::string resume_after;
 };
@@ -64,7 +67,9 @@ struct PassHooks {
 // (when it changed), `# sigwake.kernel_path.*=` (with a tracer), the result
 // line, named "program.case [pass run k]"; for each run left out because the first
 // `agree` runs agreed, `# sigwake.unneeded=<its number>` and a SKIP result line in its place (the
-// plan counts every run `repeat` allows); and `# sigwake.done=<runs>` last.
+// plan counts every run `repeat` allows); then each peer: `# sigwake.peer=<name>`,
+// its TAP as a subtest, its duration, exit and taint, the result line "peer <name>";
+// and `# sigwake.done=<runs>` last.
 void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
                const std::function<void(const std::string&)>& line);
 

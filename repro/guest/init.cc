@@ -39,6 +39,7 @@
 namespace {
 
 constexpr const char* kReproDir = "/repro";
+constexpr const char* kPeerDir = "/peer";  // the upstream selftests, when the harness packed them
 constexpr int kConsoleLoglevel = 7;  // KERN_INFO and above
 
 std::vector<std::string> programs_in(const char* directory) {
@@ -104,8 +105,10 @@ int main() {
 
   sigwake::LoopConfig config;
   config.programs = programs_in(kReproDir);
+  config.peers = programs_in(kPeerDir);
   config.budget = std::chrono::milliseconds(
       sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyTimeoutMs, ""), protocol::kDefaultTimeoutMs));
+  config.peer_budget = std::chrono::milliseconds(protocol::kDefaultPeerTimeoutMs);  // kselftest's own: 30 s a test
   config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
   config.agree = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyAgree, ""), protocol::kDefaultAgree);
   config.resume_after = sigwake::option_value(cmdline, protocol::kKeyResume, "");

@@ -1,7 +1,7 @@
 // sigwake-run: the case loop (case_loop.h) on this machine's own kernel, with
 // the same framed KTAP as a guest's console, on stdout. The token is the first
 // line of stdin (not an argument: any process of the user can read those).
-//   sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] PROGRAM...
+//   sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] [--peer SELFTEST]... PROGRAM...
 //   sigwake-run --protocol     the protocol as compiled in, for the test that holds
 //                              C++ and Python to repro/protocol.json
 // A pass runs where this host allows it, else it is skipped with the reason:
@@ -59,8 +59,9 @@ void print_protocol() {
                 r.exit_code, r.kernel ? "kernel" : "harness");
   }
   std::printf("passes %s\n", protocol::kAllPasses);
-  std::printf("default repeat %lld\ndefault agree %lld\ndefault timeout_ms %lld\n", protocol::kDefaultRepeat,
-              protocol::kDefaultAgree, protocol::kDefaultTimeoutMs);
+  std::printf("default repeat %lld\ndefault agree %lld\ndefault timeout_ms %lld\ndefault peer_timeout_ms %lld\n",
+              protocol::kDefaultRepeat, protocol::kDefaultAgree, protocol::kDefaultTimeoutMs,
+              protocol::kDefaultPeerTimeoutMs);
   std::printf("key timeout_ms %s\nkey repeat %s\nkey agree %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\n",
               protocol::kKeyTimeoutMs, protocol::kKeyRepeat, protocol::kKeyAgree, protocol::kKeyPasses,
               protocol::kKeyMode, protocol::kKeyResume, protocol::kTokenFile);
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
   config.budget = std::chrono::milliseconds(sigwake::protocol::kDefaultTimeoutMs);
   config.repeat = sigwake::protocol::kDefaultRepeat;
   config.agree = sigwake::protocol::kDefaultAgree;
+  config.peer_budget = std::chrono::milliseconds(sigwake::protocol::kDefaultPeerTimeoutMs);
   std::string passes = "root";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -85,8 +87,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--repeat" && i + 1 < argc) config.repeat = sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultRepeat);
     else if (arg == "--agree" && i + 1 < argc) config.agree = sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultAgree);
     else if (arg == "--passes" && i + 1 < argc) passes = argv[++i];
+    else if (arg == "--peer" && i + 1 < argc) config.peers.push_back(argv[++i]);
     else if (arg.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] PROGRAM...\n");
+      std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] "
+                           "[--peer SELFTEST]... PROGRAM...\n");
       return 2;
     } else config.programs.push_back(arg);
   }

@@ -42,6 +42,7 @@ struct Facts {
   Words defining;  // evidence compared beyond the verdict word (validate-patch): a change there is a change
   Words shown;     // evidence a report's cell shows, in this order
   Words kconfig;   // the kernel options it needs (CONFIG_...)
+  Words peers;     // upstream selftest programs (tools/testing/selftests/perf_events) whose tests it compares with
 };
 
 // Evidence sets most cases share (evidence.h's helpers report them).

@@ -138,6 +138,9 @@ def parser() -> argparse.ArgumentParser:
                      "%(default)s)")
     run.add_argument("--resume", action="store_true",
                      help="keep kernels already recorded for the same image and the same programs")
+    run.add_argument("--peer-selftests", action="store_true",
+                     help="also run the upstream perf selftests (watermark_signal, sigtrap_threads, remove_on_exec "
+                          "from Debian's linux-source) as root after the cases, and compare them with the cases")
     run.add_argument("--flavour", default="generic",
                      help="flavours of the default set, comma-separated: " + ", ".join(FLAVOURS["arm64"]) +
                           " (16k: arm64 only), or all (default: %(default)s)")
@@ -265,7 +268,7 @@ def run_command(args: argparse.Namespace) -> int:
     arches = arches_of(args.arch)
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, flavours_of(args.flavour, arches),
                        arches, tuple(args.apt_source), args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat,
-                       agree_of(args), args.cpus, args.jobs, args.resume, lab)
+                       agree_of(args), args.cpus, args.jobs, args.resume, lab, args.peer_selftests)
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..programs import binaries as binaries_mod
+from ..programs import peers
 from ..core import protocol
 from ..core.debian_names import HOST_ARCH
 from ..kernels.build import BuildError
@@ -47,6 +48,7 @@ class RunConfig:
     jobs: int = 1  # kernels run at once (each a QEMU, one vCPU by default)
     resume: bool = False  # skip kernels already recorded for the same image and the same programs
     lab: LavaLab | None = None  # boot the images as jobs of this LAVA lab instead of QEMU here
+    peer_selftests: bool = False  # run the upstream perf selftests (programs/peers.py) after the cases
 
 
 @dataclass
@@ -86,7 +88,8 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, options: RunOpti
     runner = dataclasses.replace(target.describe(options), skipped_passes=outcome.skipped, programs=programs)
     origin = target.kernel.origin.in_job(outcome.job_id, outcome.job_url)
     return KernelResult(target.kernel.id, outcome.release, origin, runner, outcome.boot,
-                        outcome.reproducers, now, commit, outcome.paranoid, outcome.splats, outcome.version)
+                        outcome.reproducers, now, commit, outcome.paranoid, outcome.splats, outcome.version,
+                        outcome.peers)
 
 
 def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:
@@ -111,6 +114,7 @@ class ArchKit:
     options: RunOptions
     machine: str
     programs: str  # built.digest(): read once, it hashes every program
+    selftests: Path | None = None  # where the peers were built from (programs/peers.py), when they run
 
 
 def arch_kit(arch: str, config: RunConfig, host: ArchKit, place: Place, progress: Progress) -> ArchKit:
@@ -119,11 +123,12 @@ def arch_kit(arch: str, config: RunConfig, host: ArchKit, place: Place, progress
         return host
     if (missing := place.missing(arch)) is not None:
         raise BuildError(missing)
-    built = binaries_mod.build_for(arch, config.source, config.build_dir, config.cache, progress)
+    built = binaries_mod.build_for(arch, config.source, config.build_dir, config.cache, progress,
+                                   host.selftests)
     initrd = built.initramfs(binaries_mod.initramfs_path(arch, config.build_dir))
     options = place.options_for(host.options, arch, config.accel)
     progress.step(f"{arch}: accelerator {options.accel.name} ({options.accel.reason})")
-    return ArchKit(built, initrd, options, place.machine(arch), built.digest())
+    return ArchKit(built, initrd, options, place.machine(arch), built.digest(), host.selftests)
 
 
 def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
@@ -131,7 +136,9 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     are report.write_reports', from what is recorded)."""
     summary = RunSummary()
     config.results_dir.mkdir(parents=True, exist_ok=True)  # its reports are written even when nothing ran
-    built = binaries_mod.build(config.source, config.build_dir, progress)
+    cache = KernelCache(config.cache, config.apt_sources)
+    selftests = peers.selftest_sources(cache, progress) if config.peer_selftests else None
+    built = binaries_mod.build(config.source, config.build_dir, progress, selftests=selftests)
     initrd = built.initramfs(binaries_mod.initramfs_path(HOST_ARCH, config.build_dir))
     place: Place = config.lab or QemuHere()
     accel = place.accel(config.accel)
@@ -140,13 +147,12 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         summary.failures.append(problem)
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
     options = RunOptions(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
-                        agree=config.agree, stop=stop)
-    cache = KernelCache(config.cache, config.apt_sources)
+                        agree=config.agree, peers=len(built.peers), stop=stop)
     commit = source_commit(config.source)
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
         progress.step(warning)
-    host_kit = ArchKit(built, initrd, options, place.machine(HOST_ARCH), built.digest())
+    host_kit = ArchKit(built, initrd, options, place.machine(HOST_ARCH), built.digest(), selftests)
 
     resolved: list[Kernel] = []
     for spec in expand_specs(config.kernel_specs, config.flavours, config.arches):

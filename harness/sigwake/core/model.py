@@ -10,7 +10,8 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 4  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine
+SCHEMA = 5  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+# 5: the upstream selftests' results (peers)
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -114,6 +115,20 @@ class Splat:
         return f"[{self.privilege}] {self.case}" if self.case else "outside every case"
 
 
+@dataclass(frozen=True)
+class PeerResult:
+    """One test of an upstream selftest program (tools/testing/selftests/perf_events) as it ran beside the cases."""
+
+    program: str  # watermark_signal, sigtrap_threads, remove_on_exec
+    test: str  # as kselftest names it ("global.watermark_signal"); the program's name when it gave no test result
+    result: str  # pass, fail, skip, xfail, or error (the program ended without this test's result)
+    detail: str = ""  # what it printed for this test (a failed expectation), or how the program ended
+    console_line: int = 0  # its result line in the console log (0: none)
+
+
+PEER_RESULTS = ("pass", "fail", "skip", "xfail", "error")
+
+
 @dataclass
 class BootRecord:
     status: str  # "ok", "timeout", "boot-failed", or "native" (no boot)
@@ -140,6 +155,7 @@ class KernelResult:
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
     splats: list[Splat] = field(default_factory=list)  # kernel reports, in console order
     kernel_version: str = ""  # uname -v: how and when it was built ("#1 SMP PREEMPT_DYNAMIC Debian ... (2026-10-12)")
+    peers: list[PeerResult] = field(default_factory=list)  # the upstream selftests, when asked for (--peer-selftests)
     schema: int = SCHEMA  # the result file's version (harness/sigwake/schemas/kernel-result.v<N>.json)
 
     def order(self) -> tuple[int, tuple[int, ...], str]:

@@ -32,6 +32,7 @@ PASSES: tuple[str, ...] = tuple(_DATA["passes"])
 DEFAULT_REPEAT: int = _DATA["defaults"]["repeat"]
 DEFAULT_AGREE: int = _DATA["defaults"]["agree"]  # adaptive repeats: a case whose first N runs agree stops there
 DEFAULT_TIMEOUT_MS: int = _DATA["defaults"]["timeout_ms"]
+DEFAULT_PEER_TIMEOUT_MS: int = _DATA["defaults"]["peer_timeout_ms"]  # each upstream selftest program's deadline
 KEYS: dict[str, str] = dict(_DATA["command_line"])
 REPORT: dict[str, str] = dict(_DATA["report_keys"])  # the runner's report: `# <key>=<value>` lines
 TOKEN_FILE: str = _DATA["token_file"]

@@ -15,7 +15,8 @@ HTML, validate-patch, bisect, qa, flavours). In this order:
   otherwise                                    pass
 
 and, per kernel, what is found outside any case: a report during the boot, a
-boot that crashed or hung."""
+boot that crashed or hung, an upstream selftest that disagrees with its case or
+did not finish (peers.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from . import expectations
+from . import peers
 from ..programs.catalogue import Catalogue
 from .flavours import flavour_findings
 from ..core.model import CUT_OFF, KernelResult, ReproResult, Splat
@@ -43,7 +45,7 @@ class Outcome(str, Enum):
 
 
 # The kinds of finding, in the order the summary counts them.
-FINDING_KINDS = ("splat", "crash", "hang", "difference", "refusal", "intermittent", "flavour", "error", "lost")
+FINDING_KINDS = ("splat", "crash", "hang", "difference", "refusal", "intermittent", "peer", "flavour", "error", "lost")
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,8 @@ def findings(kernels: list[KernelResult], catalogue: Catalogue) -> list[Finding]
         out += kernel_findings(kernel)
         out += [Finding(kernel.kernel_id, j.finding, f"[{j.case.privilege}] {j.name}: {j.why}")
                 for cases in judged_cases(kernel, catalogue).values() for j in cases if j.finding is not None]
+        out += [Finding(kernel.kernel_id, "peer", text) for c in peers.compare(kernel, catalogue)
+                if (text := c.finding) is not None]
     return out + [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
 
 

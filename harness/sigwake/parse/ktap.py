@@ -231,6 +231,23 @@ class ProgramRun:
 
 
 @dataclass
+class PeerRun:
+    """One upstream selftest program as the guest ran it after the cases: its kselftest TAP, nested."""
+
+    name: str  # its file's name, as the init names it ("peer-watermark_signal")
+    document: Document | None = None
+    result: ResultLine | None = None
+    exit_code: int | None = None
+    duration_us: int | None = None
+    console_line: int = 0
+
+    @property
+    def program(self) -> str:
+        """The selftest's own name ("watermark_signal")."""
+        return self.name.removeprefix("peer-")
+
+
+@dataclass
 class RunnerReport:
     release: str | None = None
     version: str = ""  # uname -v: how and when the kernel was built
@@ -240,7 +257,17 @@ class RunnerReport:
     paranoid: dict[str, str] = field(default_factory=dict)  # privilege pass -> perf_event_paranoid
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of (an unknown pass, ...)
     skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target could not run it
+    peers: list[PeerRun] = field(default_factory=list)
     done: bool = False
+
+    def last_started(self) -> str:
+        """The run in progress last, as the init's sigwake.resume names it ("" before any)."""
+        if self.peers:
+            return f"peer/{self.peers[-1].name}/"
+        if self.runs:
+            run = self.runs[-1]
+            return f"{run.privilege}/{run.program}/{run.case or ''}"
+        return ""
 
 
 def parse_runner(payloads: list[str], console_lines: list[int] | None = None) -> RunnerReport:
@@ -260,6 +287,7 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
     started: dict[tuple[str, str, str | None], int] = {}  # runs begun per pass, program and case
     for test in doc.tests:
         current: ProgramRun | None = None
+        peer: PeerRun | None = None
         for diag in test.diagnostics:
             key, value = diag.key or "", diag.value
             if key == KEY["release"]:
@@ -287,16 +315,22 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
             elif key == KEY["case"] and current is not None:
                 current.case = value
                 current.index = started.get((current.privilege, current.program, value), 0) + 1
-            elif key == KEY["exit"] and current is not None:
-                current.exit_code = int(value)
-            elif key == KEY["duration_us"] and current is not None:
-                current.duration_us = int(value)
+            elif key == KEY["peer"]:
+                peer = PeerRun(value, console_line=console_line(diag.line))
+                report.peers.append(peer)
+            elif key == KEY["exit"] and (current or peer) is not None:
+                (current or peer).exit_code = int(value)
+            elif key == KEY["duration_us"] and (current or peer) is not None:
+                (current or peer).duration_us = int(value)
             elif key.startswith(KERNEL_PATH) and current is not None:
                 current.kernel_path[key[len(KERNEL_PATH):]] = evidence_value(value)
             elif key == KEY["unneeded"] and report.runs:  # in place of one more run of the last case
                 report.runs[-1].left_out += 1
             elif key == KEY["done"]:
-                report.done = int(value) == len(report.runs) + sum(r.left_out for r in report.runs) == report.plan
+                ran = len(report.runs) + sum(r.left_out for r in report.runs) + len(report.peers)
+                report.done = int(value) == ran == report.plan
+        if peer is not None:
+            peer.document, peer.result = test.subtest, test.result
         if test.result is not None and current is not None:
             started[(current.privilege, current.program, current.case)] = current.index
             current.tainted_after = current.tainted_after or tainted  # unchanged by it (a run cut off has none)

@@ -3,9 +3,10 @@ themselves (the catalogue, read from this machine's build)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import catalogue as catalogue_mod
@@ -23,6 +24,7 @@ class Binaries:
     reproducers: dict[str, Path]  # name -> static program
     runner: Path  # sigwake-run: the case loop on this machine's kernel
     catalogue: Catalogue  # every case's facts (of every program, selected or not)
+    peers: dict[str, Path] = field(default_factory=dict)  # upstream selftest name -> static program (peers.py)
 
     def select(self, programs: list[str]) -> Binaries:
         """Only these reproducer programs (all of them for an empty list)."""
@@ -30,17 +32,18 @@ class Binaries:
         if unknown:
             raise BuildError(f"no reproducer program {', '.join(unknown)}; there are {', '.join(sorted(self.reproducers))}")
         chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
-        return Binaries(self.init, chosen, self.runner, self.catalogue)
+        return dataclasses.replace(self, reproducers=chosen)
 
     def digest(self) -> str:
         """sha256 over every program that runs: a result made by other programs is another result."""
         digest = hashlib.sha256()
-        for path in (self.init, self.runner, *(self.reproducers[name] for name in sorted(self.reproducers))):
+        for path in (self.init, self.runner, *(self.reproducers[name] for name in sorted(self.reproducers)),
+                     *(self.peers[name] for name in sorted(self.peers))):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
         return digest.hexdigest()
 
     def initramfs(self, dest: Path) -> Path:
-        return initramfs.write(initramfs.guest_entries(self.init, self.reproducers), dest)
+        return initramfs.write(initramfs.guest_entries(self.init, self.reproducers, self.peers), dest)
 
 
 def _run(argv: list[str], progress: Progress) -> None:
@@ -51,14 +54,17 @@ def _run(argv: list[str], progress: Progress) -> None:
 
 
 def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | None = None,
-          catalogue: Catalogue | None = None) -> Binaries:
+          catalogue: Catalogue | None = None, selftests: Path | None = None) -> Binaries:
     """The programs for this machine, or (with a Meson cross file, see cross.py, and the catalogue of this
-    machine's build: a cross build's programs cannot run here) for another architecture."""
+    machine's build: a cross build's programs cannot run here) for another architecture; with `selftests`
+    (peers.selftest_sources()), the upstream selftests built from there as peers."""
     if not (build_dir / "build.ninja").exists():
         _run(["meson", "setup", str(build_dir), str(source), *(["--cross-file", str(cross_file)] if cross_file else [])],
              progress)
+    if selftests is not None:
+        _run(["meson", "configure", str(build_dir), f"-Dselftests={selftests}"], progress)
     _run(["meson", "compile", "-C", str(build_dir)], progress)
-    return locate(build_dir, catalogue)
+    return locate(build_dir, catalogue, with_peers=selftests is not None)
 
 
 def build_dir_for(arch: str, build_dir: Path) -> Path:
@@ -70,20 +76,24 @@ def initramfs_path(arch: str, build_dir: Path) -> Path:
     return build_dir_for(arch, build_dir) / "sigwake-initramfs.cpio"
 
 
-def build_for(arch: str, source: Path, build_dir: Path, cache_root: Path, progress: Progress) -> Binaries:
-    """The programs for a kernel of `arch`: this machine's build, or a cross build (build_dir_for)."""
+def build_for(arch: str, source: Path, build_dir: Path, cache_root: Path, progress: Progress,
+              selftests: Path | None = None) -> Binaries:
+    """The programs for a kernel of `arch`: this machine's build, or a cross build (build_dir_for); with
+    `selftests`, the peers too."""
     if arch == HOST_ARCH:
-        return build(source, build_dir, progress)
+        return build(source, build_dir, progress, selftests=selftests)
     target = CROSS_TARGETS.get(arch)
     if target is None:
         raise BuildError(f"no cross build for {arch}; sigwake builds for {HOST_ARCH} and {', '.join(CROSS_TARGETS)}")
     native = build(source, build_dir, progress)
     return build(source, build_dir_for(arch, build_dir), progress,
-                 cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini", progress), native.catalogue)
+                 cross_file(target, cache_root, cache_root / "sysroot" / f"{arch}.ini", progress), native.catalogue,
+                 selftests)
 
 
-def locate(build_dir: Path, catalogue: Catalogue | None = None) -> Binaries:
-    """The built programs; their catalogue read from them unless given (a cross build's)."""
+def locate(build_dir: Path, catalogue: Catalogue | None = None, with_peers: bool = False) -> Binaries:
+    """The built programs; their catalogue read from them unless given (a cross build's); with `with_peers`,
+    the upstream selftests built beside them."""
     repro_dir = build_dir / "repro"
     listing = repro_dir / "reproducers.txt"
     if not listing.exists():
@@ -98,4 +108,10 @@ def locate(build_dir: Path, catalogue: Catalogue | None = None) -> Binaries:
         facts = catalogue or catalogue_mod.read(programs)
     except catalogue_mod.CatalogueError as e:
         raise BuildError(f"the cases' facts could not be read: {e}") from None
-    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-run", facts)
+    peers = {}
+    if with_peers:
+        names = (repro_dir / "peers" / "peers.txt").read_text().split()
+        peers = {name: repro_dir / "peers" / f"peer-{name}" for name in names}
+        if not peers or any(not p.exists() for p in peers.values()):
+            raise BuildError(f"the upstream selftests were not built in {repro_dir / 'peers'}")
+    return Binaries(repro_dir / "sigwake-init", programs, repro_dir / "sigwake-run", facts, peers)

@@ -40,6 +40,7 @@ class CaseFacts:
     defining: tuple[str, ...]  # evidence compared beyond the verdict word
     shown: tuple[str, ...]  # evidence a report's cell shows, in this order
     kconfig: tuple[str, ...]  # kernel options it needs
+    peers: tuple[str, ...] = ()  # upstream selftest programs whose tests it is compared with
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,10 @@ class Catalogue:
     def shown(self, case: str) -> tuple[str, ...]:
         found = self.cases.get(case)
         return found.shown if found else ()
+
+    def peers_of(self, program: str) -> list[CaseFacts]:
+        """The cases an upstream selftest program's tests are compared with."""
+        return [c for c in self.cases.values() if program in c.peers]
 
     def defining(self, case: str) -> tuple[str, ...]:
         found = self.cases.get(case)
@@ -74,7 +79,7 @@ def _tuple(words: list[str] | None) -> tuple[str, ...] | None:
 
 
 def parse(program: str, text: str) -> list[CaseFacts]:
-    """One program's `--list --json`, checked against schemas/case-facts.v1.json."""
+    """One program's `--list --json`, checked against schemas/case-facts.v2.json."""
     try:
         data = json.loads(text)
         schema.check("case-facts", data)
@@ -84,7 +89,8 @@ def parse(program: str, text: str) -> list[CaseFacts]:
         c["name"], program,
         tuple(Expectation(Verdict(e["before"]), Verdict(e["after"]), _version(e["since"]), e["source"],
                           _tuple(e["passes"]), _tuple(e["origins"]), e["commit"]) for e in c["expected"]),
-        tuple(c["defining"]), tuple(c["shown"]), tuple(c["kconfig"])) for c in data["cases"]]
+        tuple(c["defining"]), tuple(c["shown"]), tuple(c["kconfig"]),
+        tuple(c.get("peers", ()))) for c in data["cases"]]
 
 
 def read(programs: dict[str, Path]) -> Catalogue:

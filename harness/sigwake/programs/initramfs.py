@@ -92,12 +92,14 @@ def write(entries: list[Entry], dest: Path) -> Path:
     return atomic_write(dest, encode(entries))
 
 
-def guest_entries(init: Path, reproducers: dict[str, Path]) -> list[Entry]:
-    """/init, /repro/<name> for each reproducer, and the nodes the init needs before devtmpfs."""
-    entries = [directory(d) for d in ("dev", "proc", "sys", "repro")]
+def guest_entries(init: Path, reproducers: dict[str, Path], peers: dict[str, Path] | None = None) -> list[Entry]:
+    """/init, /repro/<name> for each reproducer, /peer/peer-<name> for each upstream selftest (when there are),
+    and the nodes the init needs before devtmpfs."""
+    entries = [directory(d) for d in ("dev", "proc", "sys", "repro", *(("peer",) if peers else ()))]
     entries.append(char_device("dev/console", 5, 1))
     entries.append(executable("init", init.read_bytes()))
     entries += [executable(f"repro/{name}", path.read_bytes()) for name, path in sorted(reproducers.items())]
+    entries += [executable(f"peer/peer-{name}", path.read_bytes()) for name, path in sorted((peers or {}).items())]
     return entries
 
 

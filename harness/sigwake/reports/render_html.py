@@ -15,6 +15,7 @@ import jinja2
 
 from ..programs.catalogue import Catalogue
 from ..judge.judgement import count_line, findings, judged_cases, shown
+from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
 from .render_outcomes import outcome_rows
@@ -61,12 +62,16 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
     splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
                "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered for s in k.splats]
+    peers = [{"kernel": k.kernel_id, "test": f"{c.peer.program}: {c.peer.test}", "result": c.peer.result,
+              "detail": c.peer.detail, "case": f"{c.case}: {c.verdict}" if c.case else "none compared",
+              "agrees": c.word} for k in ordered for c in compare(k, catalogue)]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
                                       autoescape=True, undefined=jinja2.StrictUndefined)
     commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
         passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=count_line(found), splats=splats,
+        peers=peers,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
         outcomes=outcome_rows(validations or [], bisections or []))
 

@@ -5,7 +5,9 @@ the host), one build per image (status, config, the time it was built), and per
 build a `boot` test, a test per privilege pass and case (path
 `sigwake.<pass>.<case>`, its own console lines as its log excerpt) and a test per
 kernel report (path `<case path>.splat`, or `boot.splat` outside every case,
-titled as maintainers triage). Ids are `<origin>:...`, made from what identifies
+titled as maintainers triage), and a test per upstream selftest test where they ran
+beside the cases (path `peer.<program>.<test>`: its own result, PASS/FAIL/SKIP/ERROR,
+and in misc the sigwake case it is compared with and whether they agree). Ids are `<origin>:...`, made from what identifies
 each object, so a re-render gives the same ids. What `kcidb-submit` takes;
 strictly inside the schema.
 
@@ -30,6 +32,7 @@ from typing import Any
 from ..programs.catalogue import Catalogue
 from ..parse.console import FRAME
 from ..judge.judgement import Outcome, judged_cases, kernel_findings, untested
+from ..judge.peers import PeerComparison, compare
 from ..core.model import KernelResult, ReproResult, Splat
 from ..store.store import console_log_path
 from .report_input import Format, ReportInput
@@ -142,6 +145,27 @@ def _splat_test(kernel: KernelResult, splat: Splat, number: int, origin: str, bu
                      "tainted_after": splat.tainted_after}}
 
 
+PEER_STATUS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "xfail": "FAIL", "error": "ERROR"}
+
+
+def _peer_test(kernel: KernelResult, c: PeerComparison, origin: str, build_id: str, log_url: str) -> dict[str, Any]:
+    path = f"peer.{_token(c.peer.program)}.{_token(c.peer.test)}"
+    test: dict[str, Any] = {
+        "id": f"{build_id}:{path}", "origin": origin, "build_id": build_id, "path": path,
+        "status": PEER_STATUS[c.peer.result], "start_time": kernel.recorded_at, "log_url": log_url,
+        "misc": {"upstream": "tools/testing/selftests/perf_events", "result": c.peer.result, "agreement": c.word,
+                 "console_line": c.peer.console_line}}
+    if c.case is not None:
+        test["misc"]["case"] = c.case
+    if c.verdict is not None:
+        test["misc"]["verdict"] = str(c.verdict)
+    if c.peer.detail:
+        test["comment"] = c.peer.detail[:1000]
+    if c.finding is not None:
+        test["misc"]["finding"] = c.finding
+    return test
+
+
 def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir: Path, origin: str = "sigwake",
                  log_base_url: str | None = None) -> dict[str, Any]:
     if not re.fullmatch(r"[a-z0-9_]+", origin):
@@ -185,6 +209,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
                 tests.append(test)
         tests += [_splat_test(kernel, splat, n, origin, build["id"], log_url)
                   for n, splat in enumerate(kernel.splats, start=1)]
+        tests += [_peer_test(kernel, c, origin, build["id"], log_url) for c in compare(kernel, catalogue)]
     return {"version": SCHEMA_VERSION, "checkouts": list(checkouts.values()), "builds": builds, "tests": tests}
 
 

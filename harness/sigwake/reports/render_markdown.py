@@ -9,6 +9,7 @@ from typing import Callable
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
 from ..judge.judgement import count_line, findings, judged_cases, shown
+from ..judge.peers import compare
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
 from .render_outcomes import outcome_lines
@@ -61,6 +62,23 @@ def kernel_path_table(ordered: list[KernelResult]) -> list[str]:
             *case_table(ordered, "root", lambda repro, _: path_cell(repro))]
 
 
+def peer_lines(ordered: list[KernelResult], catalogue: Catalogue) -> list[str]:
+    """The upstream selftests, where they ran: each test beside the case it is compared with."""
+    rows = [(k, c) for k in ordered for c in compare(k, catalogue)]
+    if not rows:
+        return []
+    lines = ["", "## Upstream selftests as peers", "",
+             "tools/testing/selftests/perf_events of Debian's linux-source, run as root after the cases "
+             "(`--peer-selftests`); each test beside the case whose facts name its program.", "",
+             "| kernel | upstream test | its result | sigwake case (root) | they |", "|---|---|---|---|---|"]
+    for kernel, c in rows:
+        result = c.peer.result + (f": {c.peer.detail}" if c.peer.detail and c.peer.result != "pass" else "")
+        case = f"{c.case}: {c.verdict}" if c.case else "none compared"
+        lines.append(f"| {kernel.kernel_id} | {c.peer.program}: {c.peer.test} | {result.replace('|', '/')} | {case} "
+                     f"| {c.word} |")
+    return lines
+
+
 def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                   validations: list[ValidationRecord] | None = None,
                   bisections: list[BisectionRecord] | None = None) -> str:
@@ -109,6 +127,7 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
         lines += [f"- {result.kernel_id}: **{s.title}** ({s.where()}; console line {s.console_line}"
                   f"{'; tainted ' + s.tainted_before + ' -> ' + s.tainted_after if s.tainted_after else ''}"
                   f"{'; it ended the boot' if s.fatal else ''})" for result, s in splats]
+    lines += peer_lines(ordered, catalogue)
     lines += outcome_lines(validations or [], bisections or [])
     lines += ["", "## Expectations and their sources", ""]
     grouped: dict[tuple[str, str], list[str]] = {}

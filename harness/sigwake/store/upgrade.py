@@ -3,7 +3,7 @@ upgrades its I/O data step by step. Kernel results, schema 2 -> 3: the kernel
 reports (splats) are read from the console log kept beside the file; with no
 log, none are known and the file says so in its boot warnings. 3 -> 4: the
 runner's `qemu` (QEMU's version) is its `machine`, which names a lab's device
-too. QA, the bare list of lines -> schema 1: the same lines under a version."""
+too. 4 -> 5: no peers ran (the upstream selftests' results are new). QA, the bare list of lines -> schema 1: the same lines under a version."""
 
 from __future__ import annotations
 
@@ -37,12 +37,18 @@ def schema_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
     return dict(data, schema=4, runner=runner)
 
 
+def schema_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
+    return dict(data, schema=5, peers=[])
+
+
 def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
     """The data at the current schema; older ones step by step. ValueError for a schema not known."""
     if data.get("schema") == 2:
         data = schema_2_to_3(data, console_log)
     if data.get("schema") == 3:
         data = schema_3_to_4(data)
+    if data.get("schema") == 4:
+        data = schema_4_to_5(data)
     return data
 
 

@@ -24,7 +24,9 @@ def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> Kerne
     timeout_s = config.timeout_for(len(programs))
     argv = [*qemu.DIE_WITH_US, str(binaries.runner), "--timeout-ms", str(config.repro_timeout_ms), "--repeat", str(config.repeat),
             "--agree", str(config.agree),
-            "--passes", ",".join(config.privileges), *(str(binaries.reproducers[name]) for name in programs)]
+            "--passes", ",".join(config.privileges),
+            *(a for name in sorted(binaries.peers) for a in ("--peer", str(binaries.peers[name]))),
+            *(str(binaries.reproducers[name]) for name in programs)]
     start = time.monotonic()
     try:
         done = subprocess.run(argv, input=token + "\n", capture_output=True, text=True, timeout=timeout_s,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..core.model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
+from ..core.model import CUT_OFF, NEVER_RAN, BootRecord, PeerResult, ReproResult, Splat
 from ..core.verdicts import Verdict
 from ..parse import console, ktap, splats
 from ..parse.attribution import attribute
@@ -27,6 +27,7 @@ class KernelOutcome:
     job_url: str = ""
     splats: list[Splat] = field(default_factory=list)  # kernel reports on the console, each with its case
     version: str = ""  # uname -v
+    peers: list[PeerResult] = field(default_factory=list)  # the upstream selftests' tests, when they ran
 
 
 def boot_status(outcome: Capture, report: ktap.RunnerReport, timeout_s: float) -> tuple[str, str]:
@@ -70,8 +71,7 @@ class BootRead:
 
     def resume_key(self) -> str:
         """The run in progress when it ended, as the init's sigwake.resume names it."""
-        run = self.report.runs[-1]
-        return f"{run.privilege}/{run.program}/{run.case or ''}"
+        return self.report.last_started()
 
 
 def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int = 0) -> BootRead:
@@ -107,6 +107,31 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
                              left_out=run.left_out)
                      for case, verdict, reason, evidence in cases]
     return runs
+
+
+# kselftest's lines around a test that say only where it is; what else it printed for the test is the detail.
+KSELFTEST_PROGRESS = ("RUN ", "OK ", "FAIL ", "SKIP ", "XFAIL ", "Starting ")
+
+
+def peer_results(peer: ktap.PeerRun, offset: int) -> list[PeerResult]:
+    """Each test an upstream selftest program reported; the program itself as an `error` when it ended badly
+    or reported none (a timeout, a crash, a boot that ended while it ran)."""
+    found = []
+    for test in peer.document.tests if peer.document is not None else []:
+        if test.result is None:
+            continue
+        r = test.result
+        word = ("fail" if not r.ok else "pass") if r.directive is None else \
+            {"SKIP": "skip", "XFAIL": "xfail"}.get(r.directive, "error")
+        said = [d.text.strip() for d in test.diagnostics if not d.text.strip().startswith(KSELFTEST_PROGRESS)]
+        found.append(PeerResult(peer.program, r.name, word, "; ".join(filter(None, [*said[-3:], r.why])),
+                                r.line + offset if r.line else 0))
+    ended = peer.result.why if peer.result is not None and peer.result.why else (
+        f"exit {peer.exit_code}" if peer.exit_code is not None else "the boot ended while it ran")
+    if peer.result is None or peer.exit_code is None or not found:
+        found.append(PeerResult(peer.program, peer.program, "error", f"{ended}; {len(found)} test result(s) before",
+                                peer.console_line + offset if peer.console_line else 0))
+    return found
 
 
 def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[str, ...],
@@ -146,7 +171,8 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
     paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
     return KernelOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
                         splats=[s for b in boots for s in b.splats],
-                        version=next((b.report.version for b in boots if b.report.version), ""))
+                        version=next((b.report.version for b in boots if b.report.version), ""),
+                        peers=[p for b in boots for peer in b.report.peers for p in peer_results(peer, b.line_offset)])
 
 
 def interpret(outcome: Capture, token: str, programs: list[str], privileges: tuple[str, ...],

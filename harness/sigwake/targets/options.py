@@ -27,16 +27,19 @@ class RunOptions:
     privileges: tuple[str, ...] = PRIVILEGES
     stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
     slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
+    peers: int = 0  # upstream selftest programs the guest runs after the cases (each up to its own deadline)
 
     def timeout_for(self, programs: int) -> float:
         """A cap for the whole boot: every program run may take two wakeup budgets per case it holds
         (a broken kernel makes cases wait them out); the silence watchdog catches a hung kernel long
         before this."""
         runs = programs * self.repeat * len(self.privileges)
-        return self.boot_timeout_s or (60.0 + 8.0 * runs) * self.slowdown + self.repro_timeout_ms / 1000
+        peers_s = self.peers * protocol.DEFAULT_PEER_TIMEOUT_MS / 1000
+        return self.boot_timeout_s or (60.0 + 8.0 * runs) * self.slowdown + self.repro_timeout_ms / 1000 + peers_s
 
     @property
     def silence_s(self) -> float:
         """Longer than any stretch a working guest spends without a console line: the kernel's boot
-        before /init, or one reproducer run up to its deadline."""
-        return self.quiet_limit_s or 30.0 * self.slowdown + self.repro_timeout_ms / 1000
+        before /init, or one reproducer (or upstream selftest) run up to its deadline."""
+        longest_ms = max(self.repro_timeout_ms, protocol.DEFAULT_PEER_TIMEOUT_MS if self.peers else 0)
+        return self.quiet_limit_s or 30.0 * self.slowdown + longest_ms / 1000

@@ -1,0 +1,31 @@
+"""The upstream perf selftests as peers of the reproducers: tools/testing/selftests/perf_events from Debian's
+linux-source (the series sigwake already builds kernels and mutants from), extracted once into the cache and
+built by Meson (the `selftests` option, repro/peers/meson.build) as they are."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ..core.progress import Progress
+from ..kernels.kernels import KernelCache
+
+SERIES = "6.12"
+# Beside perf_events/, the kselftest harness its tests include as "../kselftest_harness.h".
+MEMBERS = ("tools/testing/selftests/kselftest_harness.h", "tools/testing/selftests/kselftest.h",
+           "tools/testing/selftests/perf_events")
+
+
+def selftest_sources(cache: KernelCache, progress: Progress) -> Path:
+    """tools/testing/selftests/perf_events of linux-source-<SERIES>, extracted once under the cache."""
+    top = f"linux-source-{SERIES}"
+    root = cache.root / "peers" / top
+    wanted = root / top / "tools" / "testing" / "selftests" / "perf_events"
+    if (wanted / "watermark_signal.c").is_file():
+        return wanted
+    tarball = cache.source_tarball(SERIES, progress)
+    progress.step(f"extracting the perf selftests from {tarball.name}")
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-xJf", str(tarball), "-C", str(root), *(f"{top}/{m}" for m in MEMBERS)], check=True,
+                   timeout=900, capture_output=True)
+    return wanted
