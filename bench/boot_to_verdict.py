@@ -1,15 +1,18 @@
 #!/usr/bin/python3
 """Prints, per kernel, the median seconds from QEMU start to the last verdict next
 to the bare boot (an init that powers off at once) of the same kernel, the uptime
-at which /init starts, the in-guest seconds of each privilege pass (every
-reproducer, --repeat times), and the slowest reproducers' in-guest milliseconds.
+at which /init starts, the in-guest seconds of each privilege pass (every case up
+to --repeat times, adaptively: --agree), the slowest reproducers' in-guest
+milliseconds, and a bisection probe's boot (the headline case alone, as root, as
+`sigwake bisect` boots each step) against the bare boot.
 
-    bench/boot_to_verdict.py [--boots N] [--repeat N] [--kernel SPEC ...]
+    bench/boot_to_verdict.py [--boots N] [--repeat N] [--agree N] [--kernel SPEC ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -17,6 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
+from sigwake.core import protocol  # noqa: E402
+from sigwake.judge.expectations import HEADLINE  # noqa: E402
 from sigwake.programs import binaries  # noqa: E402
 from sigwake.targets import qemu  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
@@ -33,7 +38,8 @@ def median(values: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--boots", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT)
+    parser.add_argument("--agree", type=int, default=protocol.DEFAULT_AGREE)
     parser.add_argument("--kernel", action="append", dest="kernels")
     parser.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
     args = parser.parse_args()
@@ -41,19 +47,25 @@ def main() -> int:
     quiet = Progress(quiet=True)
     built = binaries.build(REPO, REPO / "build", quiet)
     accel = qemu.choose_accel(args.accel)
-    config = RunOptions(accel, repeat=args.repeat)
+    config = RunOptions(accel, repeat=args.repeat, agree=args.agree or args.repeat)
+    probe_config = dataclasses.replace(config, privileges=("root",))
+    probe_built = built.select([HEADLINE])
     cache = KernelCache(default_cache())
     programs = sorted(built.reproducers)
     print(f"accelerator: {accel.name} ({accel.reason}); {args.boots} boots per kernel and mode; "
-          f"{args.repeat} runs of each of {len(programs)} reproducers per pass; medians")
+          f"up to {args.repeat} runs of each case of {len(programs)} reproducers per pass, stopping once "
+          f"{args.agree or args.repeat} agree; medians")
     with tempfile.TemporaryDirectory() as tmp:
         initrd = built.initramfs(Path(tmp) / "guest.cpio")
+        probe_initrd = probe_built.initramfs(Path(tmp) / "probe.cpio")
         for spec in expand_specs(tuple(args.kernels or ["default"]), ("generic",)):
             for kernel in cache.resolve(spec, quiet):
                 if kernel.image is None:
                     continue  # the host boots nothing
                 target, bare_target = QemuTarget(kernel, initrd), QemuTarget(kernel, initrd, mode="poweroff")
+                probe_target = QemuTarget(kernel, probe_initrd)
                 full: list[float] = []
+                probe: list[float] = []
                 bare: list[float] = []
                 uptime: list[float] = []
                 passes: dict[str, list[float]] = {}
@@ -61,6 +73,9 @@ def main() -> int:
                 for _ in range(args.boots):
                     run = target.run(built, config, Path(tmp) / "console.log")
                     off = bare_target.run(built, config, Path(tmp) / "console.log")
+                    probed = probe_target.run(probe_built, probe_config, Path(tmp) / "console.log")
+                    if probed.boot.status == "ok":
+                        probe.append(probed.boot.seconds or 0.0)
                     if run.boot.status != "ok" or off.boot.status != "ok" or off.boot.init_uptime_ms is None:
                         print(f"{kernel.id}: boot {run.boot.status}/{off.boot.status}: {run.boot.detail}")
                         break
@@ -78,6 +93,8 @@ def main() -> int:
                       f"/init at {median(uptime):.0f} ms")
                 print("  in-guest seconds per pass: "
                       + ", ".join(f"{p} {median(v):.2f}" for p, v in passes.items()))
+                print(f"  bisection probe ({HEADLINE}, root): {median(probe):.2f} s, "
+                      f"{median(probe) / median(bare):.2f}x the bare boot")
                 slowest = sorted(per_case.items(), key=lambda kv: -median(kv[1]))[:6]
                 print("  slowest programs as root, ms per run: "
                       + ", ".join(f"{name} {median(v):.0f}" for name, v in slowest))

@@ -30,7 +30,7 @@ PATH: dict[str, tuple[str, ...]] = {
                              # at exit: the exited event's waiters, and what perf_poll() tells them
                              "perf_event_exit_event", "is_event_hup",
                              # attr.sigtrap: the overflow's task_work and its SIGTRAP
-                             "perf_pending_task", "perf_sigtrap", "perf_event_remove_on_exec"),
+                             "perf_pending_task", "perf_sigtrap", "perf_event_remove_on_exec", "inherit_task_group"),
     "kernel/signal.c": ("send_sig_perf",),
     "include/linux/perf_event.h": ("perf_event_fasync",),
     # F_SETSIG's body is f_owner_sig() in 6.12 (do_fcntl() only dispatches; its other commands are off the path).
