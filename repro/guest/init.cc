@@ -108,7 +108,7 @@ int main() {
   config.peers = programs_in(kPeerDir);
   config.budget = std::chrono::milliseconds(
       sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyTimeoutMs, ""), protocol::kDefaultTimeoutMs));
-  config.peer_budget = std::chrono::milliseconds(protocol::kDefaultPeerTimeoutMs);  // kselftest's own: 30 s a test
+  config.peer_budget = std::chrono::milliseconds(protocol::kDefaultPeerTimeoutMs);  // kselftest: 30 s a test
   config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
   config.agree = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyAgree, ""), protocol::kDefaultAgree);
   config.resume_after = sigwake::option_value(cmdline, protocol::kKeyResume, "");

@@ -61,8 +61,8 @@ def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | 
     if not (build_dir / "build.ninja").exists():
         _run(["meson", "setup", str(build_dir), str(source), *(["--cross-file", str(cross_file)] if cross_file else [])],
              progress)
-    if selftests is not None:
-        _run(["meson", "configure", str(build_dir), f"-Dselftests={selftests}"], progress)
+    if selftests is not None:  # --reconfigure: a build dir set up before the option existed learns it
+        _run(["meson", "setup", "--reconfigure", str(build_dir), str(source), f"-Dselftests={selftests}"], progress)
     _run(["meson", "compile", "-C", str(build_dir)], progress)
     return locate(build_dir, catalogue, with_peers=selftests is not None)
 
