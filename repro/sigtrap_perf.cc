@@ -9,6 +9,9 @@
 //  - sigtrap_inherit_thread: inherit + inherit_thread, the page faults of a
 //    thread created after the open (its event is inherited at clone with
 //    CLONE_THREAD): the signal must run on that thread, not on its creator.
+//  - sigtrap_inherit_thread_fork: inherit + inherit_thread, and a child made by
+//    fork(), not as a thread: it must not inherit the event, so its faults
+//    raise no SIGTRAP (`not-delivered` is right).
 //  - sigtrap_remove_on_exec: inherit, into a forked child that traps, then
 //    execs with the event enabled and SIGTRAP unblocked: remove_on_exec
 //    (2e498d0a74e5, v5.13) removes the event at the exec, so the new image,
@@ -57,21 +60,24 @@ perf_event_attr sigtrap_attr(Inherit inherit) {
   return attr;
 }
 
-// With SIGTRAP unblocked here: enables the event (and its inherited children), faults fresh pages in
-// until the first SIGTRAP ran (or the budget is spent), and disables it again before blocking SIGTRAP.
-// Each round maps fresh pages (a tinyconfig kernel has no madvise() to drop them).
-void fault_until_trapped(const SignalCapture& trap, const PerfEvent& event) {
+// Faults kPages fresh pages in (a tinyconfig kernel has no madvise() to drop them: each round maps anew),
+// stopping at the first SIGTRAP.
+void fault_fresh_pages(const SignalCapture& trap) {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* area = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  check(area != MAP_FAILED, "mmap");
+  auto* pages = static_cast<volatile char*>(area);
+  for (std::size_t at = 0; at < kPages * page && trap.count() == 0; at += page) pages[at] = 1;
+  munmap(area, kPages * page);
+}
+
+// With SIGTRAP unblocked here: enables the event (and its inherited children), faults until the first
+// SIGTRAP ran (or the budget is spent), and disables it again before blocking SIGTRAP.
+void fault_until_trapped(const SignalCapture& trap, const PerfEvent& event) {
   const SignalCapture::Unblocked here(trap);
   event.enable();
   const Deadline deadline(kWakeupBudget);
-  while (trap.count() == 0 && !deadline.expired()) {
-    void* area = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    check(area != MAP_FAILED, "mmap");
-    auto* pages = static_cast<volatile char*>(area);
-    for (std::size_t at = 0; at < kPages * page && trap.count() == 0; at += page) pages[at] = 1;
-    munmap(area, kPages * page);
-  }
+  while (trap.count() == 0 && !deadline.expired()) fault_fresh_pages(trap);
   event.disable();
 }
 
@@ -84,7 +90,7 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
   for (const Delivery& d : trap.deliveries()) {
     each += (each.empty() ? "" : ",") + std::to_string(d.code) + "/" + std::to_string(d.perf_data) + "/" +
             std::to_string(d.perf_type) + "/" + std::to_string(d.perf_flags) + "@" + std::to_string(d.tid);
-    wrong += d.code != kTrapPerf || d.perf_data != kMarker || d.perf_type != PERF_TYPE_SOFTWARE;
+    wrong += d.code != kTrapPerf || d.perf_data != kMarker || d.perf_type != PERF_TYPE_SOFTWARE || d.error != 0;
     elsewhere += d.tid != faulter;
   }
   report.add("traps", each.empty() ? "none" : each);
@@ -99,7 +105,8 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
   report.add("si_perf_type", static_cast<long long>(first.perf_type));
   report.add("si_perf_flags", static_cast<long long>(first.perf_flags));
   if (wrong > 0) {
-    return report.decide(Verdict::kMisdelivered, "a SIGTRAP without TRAP_PERF, our sig_data or the event's type");
+    return report.decide(Verdict::kMisdelivered,
+                         "a SIGTRAP without TRAP_PERF, our sig_data, the event's type or si_errno 0");
   }
   if (elsewhere > 0) return report.decide(Verdict::kMisdelivered, "a SIGTRAP ran on a thread that did not fault");
   if (first.perf_flags != 0) {
@@ -193,6 +200,38 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
     return report.decide(Verdict::kMisdelivered, "the exec'd image did not end cleanly");
   }
   report.decide(Verdict::kDelivered, "trapped before the exec, not after it");
+}
+
+SIGWAKE_CASE(sigtrap_inherit_thread_fork,
+             {.expected = {changed_at("5.13", "2b26f0aa0049", Verdict::kUnsupported, Verdict::kNotDelivered,
+                                      "2b26f0aa0049 \"perf: Support only inheriting events if cloned with "
+                                      "CLONE_THREAD\" (v5.13): inherit_task_group() in kernel/events/core.c "
+                                      "skips an inherit_thread event for a clone without CLONE_THREAD")},
+              .defining = {"child_traps"},
+              .shown = {"child_traps"},
+              .kconfig = kPerfConfig}) {
+  SignalCapture trap(SIGTRAP);  // the child's handler too: it counts in the child's copy
+  PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kThreads), 0, -1);  // disabled
+  const pid_t child = fork();
+  check(child >= 0, "fork");
+  if (child == 0) {
+    {
+      const SignalCapture::Unblocked here(trap);
+      event.enable();  // ours (the parent's, asleep in waitpid) and any copy the child inherited
+      fault_fresh_pages(trap);  // one fault would trap, had the child inherited the event
+      event.disable();
+    }
+    _exit(trap.count() > 0 ? 1 : 0);
+  }
+  int status = 0;
+  check(waitpid(child, &status, 0) == child, "waitpid");
+  trap.accept_pending();  // a fault of ours while the event was on: its SIGTRAP runs here, not at exit
+  if (!WIFEXITED(status)) throw ReproError("the forked child did not exit");
+  report.add("child_traps", static_cast<long long>(WEXITSTATUS(status)));
+  if (WEXITSTATUS(status) != 0) {
+    return report.decide(Verdict::kMisdelivered, "a child made by fork() took SIGTRAP from an inherit_thread event");
+  }
+  report.decide(Verdict::kNotDelivered, "the forked child faulted, no SIGTRAP: the event stayed with the threads");
 }
 
 }  // namespace sigwake
