@@ -61,25 +61,29 @@ perf_event_attr sigtrap_attr(Inherit inherit) {
 }
 
 // Faults kPages fresh pages in (a tinyconfig kernel has no madvise() to drop them: each round maps anew),
-// stopping at the first SIGTRAP.
-void fault_fresh_pages(const SignalCapture& trap) {
+// stopping once `traps` SIGTRAPs ran.
+void fault_fresh_pages(const SignalCapture& trap, int traps = 1) {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   void* area = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   check(area != MAP_FAILED, "mmap");
   auto* pages = static_cast<volatile char*>(area);
-  for (std::size_t at = 0; at < kPages * page && trap.count() == 0; at += page) pages[at] = 1;
+  for (std::size_t at = 0; at < kPages * page && trap.count() < traps; at += page) pages[at] = 1;
   munmap(area, kPages * page);
 }
 
-// With SIGTRAP unblocked here: enables the event (and its inherited children), faults until the first
-// SIGTRAP ran (or the budget is spent), and disables it again before blocking SIGTRAP.
-void fault_until_trapped(const SignalCapture& trap, const PerfEvent& event) {
+// With SIGTRAP unblocked here: enables the event (and its inherited children), faults until `traps`
+// SIGTRAPs ran (or the budget is spent), and disables it again before blocking SIGTRAP.
+void fault_until_trapped(const SignalCapture& trap, const PerfEvent& event, int traps = 1) {
   const SignalCapture::Unblocked here(trap);
   event.enable();
   const Deadline deadline(kWakeupBudget);
-  while (trap.count() == 0 && !deadline.expired()) fault_fresh_pages(trap);
+  while (trap.count() < traps && !deadline.expired()) fault_fresh_pages(trap, traps);
   event.disable();
 }
+
+// A task traps again at its next fault once its handler returned: the task work that sent the first one
+// leaves the task counting (perf_pending_task() puts back the recursion context it took).
+constexpr int kTwoTraps = 2;
 
 // Delivered when each SIGTRAP says TRAP_PERF with our sig_data and type on `faulter`, the first synchronously.
 void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
@@ -97,6 +101,9 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
   report.add("traps_with_wrong_siginfo", static_cast<long long>(wrong));
   report.add("traps_on_other_threads", static_cast<long long>(elsewhere));
   if (trap.count() == 0) return report.decide(Verdict::kNotDelivered, "the event overflowed, no SIGTRAP came");
+  if (trap.count() < kTwoTraps) {
+    return report.decide(Verdict::kWrongCount, "one SIGTRAP, then the same task's next faults raised none");
+  }
   const Delivery first = trap.deliveries().front();
   report.add("si_signo", static_cast<long long>(first.signo));
   report.add("si_code", static_cast<long long>(first.code));
@@ -135,7 +142,7 @@ Facts sigtrap_facts(Words peers = {}) {
 SIGWAKE_CASE(sigtrap_thread, {sigtrap_facts()}) {
   SignalCapture trap(SIGTRAP);
   PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kNone), 0, -1);
-  fault_until_trapped(trap, event);
+  fault_until_trapped(trap, event, kTwoTraps);
   trap.collect(kSignalGrace, kSettle);
   decide_sigtrap(report, trap, gettid());
 }
@@ -149,7 +156,7 @@ SIGWAKE_CASE(sigtrap_inherit_thread, {sigtrap_facts({"sigtrap_threads"})}) {
   std::thread thread([&] {
     faulter = gettid();
     try {
-      fault_until_trapped(trap, event);  // enabling the parent enables the child this thread inherited
+      fault_until_trapped(trap, event, kTwoTraps);  // enabling the parent enables the copy this thread inherited
     } catch (...) {
       failed = std::current_exception();  // the case's, thrown again here
     }
