@@ -31,6 +31,7 @@ def test_boot_to_verdict_prints_its_figures_for_one_kernel(kernel_6_12: Kernel) 
     done = bench("boot_to_verdict.py", "--boots", "1", "--repeat", "1", "--kernel", spec, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"{kernel_6_12.id}: " in done.stdout and "s to the last verdict, bare boot" in done.stdout, done.stdout
+    assert "bisection probe (watermark_sigio, root): " in done.stdout, done.stdout
 
 
 def test_soak_prints_its_table_natively() -> None:
