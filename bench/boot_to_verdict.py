@@ -24,7 +24,7 @@ from sigwake.core import protocol  # noqa: E402
 from sigwake.judge.expectations import HEADLINE  # noqa: E402
 from sigwake.programs import binaries  # noqa: E402
 from sigwake.targets import qemu  # noqa: E402
-from sigwake.commands.cli import REPO, default_cache  # noqa: E402
+from sigwake.commands.cli import REPO, agree_of, default_cache  # noqa: E402
 from sigwake.targets.options import RunOptions  # noqa: E402
 from sigwake.targets.registry import QemuTarget  # noqa: E402
 from sigwake.kernels.kernels import KernelCache, expand_specs  # noqa: E402
@@ -47,14 +47,14 @@ def main() -> int:
     quiet = Progress(quiet=True)
     built = binaries.build(REPO, REPO / "build", quiet)
     accel = qemu.choose_accel(args.accel)
-    config = RunOptions(accel, repeat=args.repeat, agree=args.agree or args.repeat)
+    config = RunOptions(accel, repeat=args.repeat, agree=agree_of(args))
     probe_config = dataclasses.replace(config, privileges=("root",))
     probe_built = built.select([HEADLINE])
     cache = KernelCache(default_cache())
     programs = sorted(built.reproducers)
     print(f"accelerator: {accel.name} ({accel.reason}); {args.boots} boots per kernel and mode; "
           f"up to {args.repeat} runs of each case of {len(programs)} reproducers per pass, stopping once "
-          f"{args.agree or args.repeat} agree; medians")
+          f"{config.agree} agree; medians")
     with tempfile.TemporaryDirectory() as tmp:
         initrd = built.initramfs(Path(tmp) / "guest.cpio")
         probe_initrd = probe_built.initramfs(Path(tmp) / "probe.cpio")

@@ -12,6 +12,9 @@
 namespace sigwake {
 namespace {
 
+// A program's name: its file's.
+std::string base_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
 // A program and its cases; no cases: it could not list them, so it runs whole.
 struct Program {
   std::string path;
@@ -21,7 +24,7 @@ struct Program {
 
 Program list_cases(const std::string& path, std::chrono::milliseconds budget) {
   const RunOutcome listing = run_with_deadline({path, "--list"}, budget);
-  Program program{path, path.substr(path.find_last_of('/') + 1), {}};
+  Program program{path, base_name(path), {}};
   if (listing.exited && listing.exit_code == 0) program.cases = split(listing.output, '\n');
   return program;
 }
@@ -159,7 +162,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
   }
   std::vector<std::string> peers;  // those left to run
   for (const std::string& path : config.peers) {
-    const std::string key = run_key("peer", path.substr(path.find_last_of('/') + 1), "");
+    const std::string key = run_key("peer", base_name(path), "");
     if (resuming) {
       resuming = key != config.resume_after;
       continue;
@@ -208,15 +211,16 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
             line(report_line(protocol::kReportKernelPath + function, value));
           }
         }
-        if (run == 0) first_ending = ending(outcome);
-        alike = alike && ending(outcome) == first_ending;
+        const std::string ended = ending(outcome);
+        if (run == 0) first_ending = ended;
+        alike = alike && ended == first_ending;
         // Unique per run, and checked by the harness: program.case, its pass and which run of it.
         line(result_line(++number, name, outcome));
       }
     }
   }
   for (const std::string& path : peers) {
-    const std::string name = path.substr(path.find_last_of('/') + 1);
+    const std::string name = base_name(path);
     line(report_line(protocol::kReportPeer, name));
     const RunOutcome outcome = run_with_deadline({path}, config.peer_budget);
     report_run(outcome, tainted, line);

@@ -126,9 +126,6 @@ class PeerResult:
     console_line: int = 0  # its result line in the console log (0: none)
 
 
-PEER_RESULTS = ("pass", "fail", "skip", "xfail", "error")
-
-
 @dataclass
 class BootRecord:
     status: str  # "ok", "timeout", "boot-failed", or "native" (no boot)

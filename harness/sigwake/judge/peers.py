@@ -29,6 +29,11 @@ class PeerComparison:
         return "agree" if self.agrees else "disagree" if self.agrees is False else "–"
 
     @property
+    def against(self) -> str:
+        """The case it is held to, with that case's verdict, as the reports say it."""
+        return f"{self.case}: {self.verdict}" if self.case else "none compared"
+
+    @property
     def finding(self) -> str | None:
         """Why this is a finding, or None."""
         if self.peer.result == "error":

@@ -63,7 +63,7 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
                "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered for s in k.splats]
     peers = [{"kernel": k.kernel_id, "test": f"{c.peer.program}: {c.peer.test}", "result": c.peer.result,
-              "detail": c.peer.detail, "case": f"{c.case}: {c.verdict}" if c.case else "none compared",
+              "detail": c.peer.detail, "case": c.against,
               "agrees": c.word} for k in ordered for c in compare(k, catalogue)]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
                                       autoescape=True, undefined=jinja2.StrictUndefined)

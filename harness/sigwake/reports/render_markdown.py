@@ -73,9 +73,8 @@ def peer_lines(ordered: list[KernelResult], catalogue: Catalogue) -> list[str]:
              "| kernel | upstream test | its result | sigwake case (root) | they |", "|---|---|---|---|---|"]
     for kernel, c in rows:
         result = c.peer.result + (f": {c.peer.detail}" if c.peer.detail and c.peer.result != "pass" else "")
-        case = f"{c.case}: {c.verdict}" if c.case else "none compared"
-        lines.append(f"| {kernel.kernel_id} | {c.peer.program}: {c.peer.test} | {result.replace('|', '/')} | {case} "
-                     f"| {c.word} |")
+        lines.append(f"| {kernel.kernel_id} | {c.peer.program}: {c.peer.test} | {result.replace('|', '/')} "
+                     f"| {c.against} | {c.word} |")
     return lines
 
 
