@@ -47,12 +47,23 @@ def test_rejects_a_replayed_sequence_number() -> None:
     assert out.rejected == 1
 
 
+def test_mends_a_frame_a_printk_line_cut_before_its_payload() -> None:
+    # Seen on a LAVA console: the poweroff message landed inside the token of the last frames.
+    lines = framed("ab12f054", ["a", "b", "c"]).splitlines(keepends=True)
+    for cut in (9, 12, 20, 26):  # in the token, the sequence number, the CRC, the payload
+        torn = lines[1][:cut] + "[   61.053399] ACPI: PM: Preparing to enter system sleep state S5\r\n" + lines[1][cut:]
+        out = unframe(lines[0] + torn + lines[2], "ab12f054")
+        assert out.payloads == ["a", "b", "c"] and out.lines == [1, 2, 4], cut
+        assert out.missing == [] and out.rejected == 0
+
+
 def test_reports_lines_torn_by_interleaved_output() -> None:
     lines = framed("ab12", ["a", "b", "c"]).splitlines(keepends=True)
-    torn = lines[1][:20] + "[ 2.0] printk in the middle\n" + lines[1][20:]
-    out = unframe(lines[0] + torn + lines[2], "ab12")
-    assert out.payloads == ["a", "c"]
-    assert out.missing == [1]
+    for noise in ("\x00\xff no timestamp\n", "[ 2.0] printk in the middle\n"):
+        torn = lines[1][:20] + noise + lines[1][20:].replace("b", "x")  # the rest came back changed
+        out = unframe(lines[0] + torn + lines[2], "ab12")
+        assert out.payloads == ["a", "c"]
+        assert out.missing == [1]
 
 
 def test_panic_and_tail() -> None:

@@ -21,6 +21,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,7 +55,11 @@ std::vector<std::string> programs_in(const char* directory) {
   return paths;
 }
 
-void power_off() {
+void power_off(int console) {
+  // The last frames leave the serial port before the kernel's poweroff messages, which would otherwise
+  // land inside them (seen: "ACPI: PM: Preparing to enter system sleep state S5" inside a frame's token).
+  // Not a tty (an unusual console): nothing to wait for, and nothing to do about it.
+  (void)tcdrain(console);
   sync();
   reboot(RB_POWER_OFF);
   // Still here: exiting makes the kernel panic, and QEMU (-no-reboot) stops.
@@ -99,7 +104,7 @@ int main() {
   if (sigwake::option_value(cmdline, protocol::kKeyMode, "run") == "poweroff") {
     line("1..0 # SKIP poweroff mode");
     line(sigwake::report_line(protocol::kReportDone, "0"));
-    power_off();
+    power_off(out);
     return 1;
   }
 
@@ -120,6 +125,6 @@ int main() {
   };
   sigwake::KernelPathTracer tracer;  // root's, so it follows every pass
   sigwake::run_cases(config, hooks, &tracer, std::ref(line));
-  power_off();
+  power_off(out);
   return 1;
 }

@@ -34,28 +34,44 @@ def crc_holds(match: re.Match[str], payload: str) -> bool:
     return f"{zlib.crc32(framed.encode()) & 0xFFFFFFFF:08x}" == match["crc"]
 
 
-def mended(console: str, match: re.Match[str]) -> str:
-    """A frame's payload; where the kernel printed a line into the middle of it (the serial console takes
-    printk output whenever it comes), the payload without that line: cut at its timestamp, or joined with
-    the rest of the frame on the line after. Only a CRC that holds makes a mended payload."""
+def mended(match: re.Match[str]) -> str:
+    """A frame's payload; where the kernel printed a line right after it, before its newline (the serial
+    console takes printk output whenever it comes), the payload without that line: cut at its timestamp.
+    Only a CRC that holds makes a mended payload. (A frame the printk line cut in two is rejoined()
+    before.)"""
     payload = match["payload"]
     if crc_holds(match, payload) or (spliced := SPLICED.search(payload)) is None:
         return payload
     head = payload[:spliced.start()]
-    if crc_holds(match, head):
-        return head
-    rest = console[match.end():].lstrip("\r\n").split("\n", 1)[0].rstrip("\r")
-    return head + rest if crc_holds(match, head + rest) else payload
+    return head if crc_holds(match, head) else payload
+
+
+def rejoined(console: str) -> str:
+    """The console with every frame that a printk line cut in two before its payload (inside the token,
+    the sequence number or the CRC: a poweroff message has landed there) put back together: the frame's
+    head and the rest of it on the next line become one line, the printk line follows it, so every frame
+    keeps its line number. Only a whole frame whose CRC holds is put back."""
+    lines = console.split("\n")
+    for i in range(len(lines) - 1):
+        spliced = SPLICED.search(lines[i], 1)
+        if spliced is None:
+            continue
+        joined = lines[i][:spliced.start()] + lines[i + 1].lstrip("\r")
+        match = FRAME.fullmatch(joined.rstrip("\r"))
+        if match is not None and crc_holds(match, match["payload"]):
+            lines[i], lines[i + 1] = joined, lines[i][spliced.start():]
+    return "\n".join(lines)
 
 
 def unframe(console: str, token: str) -> Unframed:
     out = Unframed()
     expected = 0
     line, counted = 1, 0  # the line number at offset `counted`, advanced frame by frame
+    console = rejoined(console)
     for match in FRAME.finditer(console):
         line += console.count("\n", counted, match.start())
         counted = match.start()
-        payload = mended(console, match)
+        payload = mended(match)
         seq = int(match["seq"])
         if match["token"] != token or not crc_holds(match, payload) or not expected <= seq <= expected + SEQ_WINDOW:
             out.rejected += 1
