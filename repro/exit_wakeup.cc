@@ -6,9 +6,11 @@
 // the event has exited and no inherited copy lives. The records stay in the
 // ring for the reader to drain.
 //  - exit_wakeup_poll: an epoll watcher is woken with EPOLLHUP at the exit.
-//  - exit_wakeup_sigio: a FASYNC owner at the exit: perf_event_wakeup() signals
-//    only a pending_kill, which no exit sets, so no signal comes (the HUP is
-//    for pollers only).
+//  - exit_wakeup_sigio: a FASYNC owner, woken (and, since fd20bb51ed39,
+//    signalled) once at the watermark, reads what it was woken for; the task
+//    then exits with the records written since unread: perf_event_wakeup()
+//    signals only a pending_kill, which it cleared at the last signal and no
+//    exit sets, so no signal comes (the HUP is for pollers only).
 //  - exit_wakeup_inherit: an inherited event (inherit=1), the monitored task
 //    forks, then exits before its child: no HUP while the child's copy lives,
 //    and the child's exit wakes the watcher with EPOLLHUP.
@@ -21,7 +23,10 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <functional>
 
 #include "lib/attrs.h"
 #include "lib/evidence.h"
@@ -32,7 +37,8 @@
 namespace sigwake {
 namespace {
 
-// Half the 1-page ring: a few SWITCH records stay below it, so nothing wakes the reader before the exit.
+// Half the 1-page ring: exit_wakeup_poll's few SWITCH records stay below it, so nothing wakes the reader before
+// the exit; exit_wakeup_sigio's child writes past it once, and the records after that stay below the next one.
 constexpr std::uint32_t kHighWatermark = 2048;
 
 class EpollWatch {
@@ -56,6 +62,30 @@ class EpollWatch {
 
  private:
   int ep_;
+};
+
+// The monitored child's body for exit_wakeup_sigio: it switches out and in (each ppoll() sleeps 100 us) until
+// told, bounded by kMostNaps: it writes SWITCH records past the watermark while we wait for the wakeup.
+class SwitchUntilTold {
+ public:
+  SwitchUntilTold() { check(pipe2(fds_, O_CLOEXEC) == 0, "pipe2"); }
+  SwitchUntilTold(const SwitchUntilTold&) = delete;
+  SwitchUntilTold& operator=(const SwitchUntilTold&) = delete;
+  ~SwitchUntilTold() { close(fds_[0]), close(fds_[1]); }
+
+  std::function<void()> body() const {
+    return [fd = fds_[0]] {
+      pollfd told{.fd = fd, .events = POLLIN, .revents = 0};
+      const timespec nap{.tv_sec = 0, .tv_nsec = 100'000};
+      for (int i = 0; i < kMostNaps && ppoll(&told, 1, &nap, nullptr) == 0; ++i) {
+      }
+    };
+  }
+  void tell() const { check(write(fds_[1], "", 1) == 1, "write(the child's stop)"); }
+
+ private:
+  static constexpr int kMostNaps = 20000;  // 2 s of naps at least, far more records than the watermark needs
+  int fds_[2];
 };
 
 perf_event_attr inherited(perf_event_attr attr) {
@@ -122,24 +152,29 @@ SIGWAKE_CASE(exit_wakeup_poll, {exit_facts(Verdict::kDelivered,
 
 SIGWAKE_CASE(exit_wakeup_sigio, {exit_facts(Verdict::kNotDelivered,
                                             "perf_event_wakeup() calls kill_fasync() only for a pending_kill, "
-                                            "which an exit does not set: no signal at exit")}) {
+                                            "which it clears once signalled and an exit does not set: no signal "
+                                            "at exit")}) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
-  SwitchFixture f(switch_watermark_attr(kHighWatermark));
+  const SwitchUntilTold switching;
+  SwitchFixture f(switch_watermark_attr(kHighWatermark), SwitchFixture::Scope::kChild, switching.body());
   f.event.request_signals(getpid(), SIGIO);
-  f.trigger(0ms);
+  const short revents = f.trigger(kWakeupBudget, [&] { switching.tell(); });
   sigio.collect(kSignalGrace, kSettle);
-  report.add("signals_before_exit", static_cast<long long>(sigio.count()));
-  if (sigio.count() > 0) {
-    return report.decide(Verdict::kWrongCount, "a signal came below the watermark, before the exit");
+  const int before_exit = sigio.count();
+  report.add("signals_before_exit", static_cast<long long>(before_exit));
+  if (!(revents & POLLIN)) {
+    return report.decide(Verdict::kNoWakeup, "the child's records crossed the watermark, the reader was not woken");
   }
+  report.add("records_read_before_exit", static_cast<long long>(f.ring.consume().records.size()));
   f.child.end();
   sigio.collect(kSignalGrace, kSettle);
-  report.add("signals_at_exit", static_cast<long long>(sigio.count()));
+  report.add("data_head_at_exit", static_cast<long long>(f.ring.head()));
+  report.add("signals_at_exit", static_cast<long long>(sigio.count() - before_exit));
   add_signal_evidence(report, sigio);
   const int records = add_record_evidence(report, f.ring.consume());
-  if (records == 0) return report.decide(Verdict::kNoRecord, "the child ran, the kernel wrote no SWITCH record");
-  if (sigio.count() == 0) return report.decide(Verdict::kNotDelivered, "records unread at the exit, no signal");
-  report.decide(Verdict::kDelivered, "the exit signalled the FASYNC owner");
+  if (records == 0) return report.decide(Verdict::kNoRecord, "the child's exit left no SWITCH record unread");
+  if (sigio.count() > before_exit) return report.decide(Verdict::kDelivered, "the exit signalled the FASYNC owner");
+  report.decide(Verdict::kNotDelivered, "records unread at the exit, no signal");
 }
 
 SIGWAKE_CASE(exit_wakeup_inherit, {exit_facts(Verdict::kDelivered,

@@ -2,8 +2,8 @@
 // Fixed upstream by fd20bb51ed39 "perf/ring_buffer: Trigger IO signals for
 // watermark_wakeup" (v6.10); before it, perf_output_wakeup() woke poll() only.
 //  - watermark_sigio: F_SETSIG names SIGIO, so send_sigio_to_task() takes its
-//    siginfo path (si_code POLL_IN). Then the monitored task exits with the
-//    event disabled: no further signal.
+//    siginfo path (si_code POLL_IN). (What an exit after it brings is
+//    exit_wakeup_sigio's.)
 //  - watermark_sigio_default_signal: no F_SETSIG (owner signum 0, as rr does),
 //    so the kernel's default path sends a plain SIGIO (si_code SI_KERNEL).
 //  - watermark_sigio_process_group: F_SETOWN with a negative id, our own process
@@ -24,17 +24,8 @@
 namespace sigwake {
 namespace {
 
-// `owner` as F_SETOWN takes it: our pid, or minus our process group. Returns
-// what was seen. With `then_exit` the monitored child then exits with the event
-// disabled (and the signals of wakeups queued before the disable taken):
-// perf_event_exit_event() wakes the event's pollers, and nothing is pending to
-// signal, so no signal may come (counted as signals_at_exit).
-struct Observed {
-  Seen seen;
-  int signals_at_exit = 0;
-};
-
-Observed watermark_signal(Report& report, int setsig, pid_t owner, bool then_exit = false) {
+// `owner` as F_SETOWN takes it: our pid, or minus our process group. Returns what was seen.
+Seen watermark_signal(Report& report, int setsig, pid_t owner) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the event
   SwitchFixture f;  // its child leads a group of its own: never in ours
   f.event.request_signals(owner, setsig);
@@ -51,35 +42,18 @@ Observed watermark_signal(Report& report, int setsig, pid_t owner, bool then_exi
   add_signal_evidence(report, sigio);
   report.add("decided_after_us", static_cast<long long>((decided - start) / 1000));
   if (signalled) report.add("signal_after_poll_us", static_cast<long long>((sigio.deliveries()[0].at_ns - woken) / 1000));
-  Observed o{{records, (revents & POLLIN) != 0, sigio.count()}};
-  if (then_exit) {
-    f.event.disable();
-    // A wakeup queued before the disable may still signal after it (an rt kernel runs irq_work in a thread,
-    // and a busy child fills the ring with records): take those first, then count only what the exit brings.
-    sigio.collect(kSignalGrace, kSettle);
-    const int before_exit = sigio.count();
-    f.child.end();
-    sigio.collect(kSignalGrace, kSettle);
-    o.signals_at_exit = sigio.count() - before_exit;
-    report.add("signals_at_exit", static_cast<long long>(o.signals_at_exit));
-  }
-  return o;
+  return {records, (revents & POLLIN) != 0, sigio.count()};
 }
 
 }  // namespace
 
 SIGWAKE_CASE(watermark_sigio, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal,
                                 .kconfig = kPerfConfig, .peers = {"watermark_signal"}}) {
-  const Observed o = watermark_signal(report, SIGIO, getpid(), true);
-  if (o.signals_at_exit > 0) {
-    return report.decide(Verdict::kWrongCount, "a signal came when the monitored task exited with the event "
-                                               "disabled and nothing pending");
-  }
-  decide_watermark_signal(report, o.seen, "SWITCH records");
+  decide_watermark_signal(report, watermark_signal(report, SIGIO, getpid()), "SWITCH records");
 }
 
 SIGWAKE_CASE(watermark_sigio_default_signal, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
-  decide_watermark_signal(report, watermark_signal(report, 0, getpid()).seen, "SWITCH records");
+  decide_watermark_signal(report, watermark_signal(report, 0, getpid()), "SWITCH records");
 }
 
 SIGWAKE_CASE(watermark_sigio_process_group, {.expected = {watermark_fix()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
@@ -88,7 +62,7 @@ SIGWAKE_CASE(watermark_sigio_process_group, {.expected = {watermark_fix()}, .def
   check(setpgid(0, 0) == 0, "setpgid(0, 0)");
   report.add("owner_pgrp", static_cast<long long>(getpgrp()));
   SignalWitness member(SIGIO);
-  const Seen seen = watermark_signal(report, SIGIO, -getpgrp()).seen;
+  const Seen seen = watermark_signal(report, SIGIO, -getpgrp());
   const bool reached = seen.signals > 0 && member.received(kSignalGrace);
   report.add("member_signalled", reached);
   if (seen.signals > 0 && !reached) {

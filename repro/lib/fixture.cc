@@ -11,10 +11,11 @@ SwitchFixture::SwitchFixture(const perf_event_attr& attr, Scope scope, std::func
       event(PerfEvent::open(attr, scope == Scope::kCpu0 ? -1 : child.pid(), scope == Scope::kChild ? -1 : 0)),
       ring(RingBuffer::map(event.fd(), 0)) {}
 
-short SwitchFixture::trigger(std::chrono::milliseconds wait) {
+short SwitchFixture::trigger(std::chrono::milliseconds wait, const std::function<void()>& once_polled) {
   event.enable();
   child.resume();  // it runs once we sleep in poll
   const short revents = wait_readable(event.fd(), wait);
+  if (once_polled) once_polled();
   if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
   return revents;
 }

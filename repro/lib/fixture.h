@@ -34,9 +34,10 @@ class SwitchFixture {
                          std::function<void()> after_resume = {});
 
   // Enables the event, resumes the child (it switches in, stops, switches out)
-  // and polls the event for POLLIN up to `wait`; returns the revents. Throws
+  // and polls the event for POLLIN up to `wait`, then runs `once_polled` (a
+  // child that runs until told is told here); returns the revents. Throws
   // ReproError if the child never ran: no record then says nothing of the kernel.
-  short trigger(std::chrono::milliseconds wait = kWakeupBudget);
+  short trigger(std::chrono::milliseconds wait = kWakeupBudget, const std::function<void()>& once_polled = {});
 
   StoppedChild child;
   PerfEvent event;
