@@ -13,7 +13,7 @@ from sigwake.programs.catalogue import Catalogue
 from sigwake.kernels.build import BuildError, BuildRequest, BuiltKernel
 from sigwake.targets.options import RunOptions
 from sigwake.targets.interpret import KernelOutcome
-from sigwake.core.model import BootRecord, ReproResult
+from sigwake.core.model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult
 from sigwake.commands.mutants import BaseBootError, score
 from sigwake.core.progress import Progress
 from sigwake.targets.qemu import Accel
@@ -88,6 +88,42 @@ def test_only_a_difference_between_good_boots_in_every_repeat_kills(mutant_boots
                                                                     tmp_path: Path, catalogue: Catalogue) -> None:
     results, _ = run({"base": [BASE], "m": mutant_boots}, tmp_path, catalogue)
     assert results["m"].verdict == verdict
+
+
+def gone(verdict: Verdict) -> ReproResult:
+    return ReproResult("owner_gone_thread", verdict, "", {"signals": 0}, 1.0, "root", {str(verdict): 3})
+
+
+def died_under(name: str) -> ReproResult:
+    return ReproResult(name, Verdict.BOOT_FAILED, f"{CUT_OFF}: Kernel panic - not syncing: Fatal exception", {},
+                       None, "root")
+
+
+def never_ran(name: str) -> ReproResult:
+    return ReproResult(name, Verdict.BOOT_FAILED, f"{NEVER_RAN}: the boot ended: Kernel panic", {}, None, "root")
+
+
+@pytest.mark.parametrize("mutant_boots, killed_by", [
+    # died under the same case twice, went on in fresh boots: that case kills it, the rest compared as ever
+    ([boot(case(D, si_code=1), died_under("owner_gone_thread"), status="boot-failed")] * 2, ["owner_gone_thread"]),
+    # died under one case and never reached another: the one it never ran says nothing
+    ([boot(died_under("owner_gone_thread"), never_ran("setsig_siginfo_watermark"), status="boot-failed")] * 2,
+     ["owner_gone_thread"]),
+    # died under different cases in its two boots: no case to blame, neither killed nor survived
+    ([boot(case(D, si_code=1), died_under("owner_gone_thread"), status="boot-failed"),
+      boot(died_under("setsig_siginfo_watermark"), gone(N), status="boot-failed")], None),
+    # died before any case, twice
+    ([boot(never_ran("setsig_siginfo_watermark"), never_ran("owner_gone_thread"), status="boot-failed")] * 2, None),
+])
+def test_a_kernel_that_dies_under_a_case_in_both_boots_is_killed_by_that_case(
+        mutant_boots: list[KernelOutcome], killed_by: list[str] | None, tmp_path: Path, catalogue: Catalogue) -> None:
+    results, _ = run({"base": [boot(case(D, si_code=1), gone(N))], "m": list(mutant_boots)}, tmp_path, catalogue)
+    result = results["m"]
+    if killed_by is None:
+        assert result.verdict == "boot failed" and "Kernel panic" in (result.boot_error or "")
+        return
+    assert result.verdict == "detected" and "Kernel panic" in result.died
+    assert [c.case for c in result.detected_by] == killed_by
 
 
 def test_a_base_that_fails_once_is_booted_again_and_twice_stops_the_score(tmp_path: Path, catalogue: Catalogue) -> None:

@@ -45,7 +45,7 @@ def record_of(mutant: Mutant, result: MutantResult, config: str) -> MutantRecord
     verdict = {"detected": "killed", "survived": "survived", "build failed": "build-failed",
                "boot failed": "boot-failed"}[result.verdict]
     return MutantRecord(mutant.name, mutant.path, mutant.function, mutant.operator, verdict,
-                        [str(c) for c in result.detected_by], result.build_error or result.boot_error or "",
+                        [str(c) for c in result.detected_by], result.build_error or result.boot_error or result.died,
                         mutant.diff, config)
 
 

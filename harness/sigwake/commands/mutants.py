@@ -5,7 +5,10 @@ kills a mutant: both boots must be good (a failed boot is booted once more; a ba
 that fails twice stops the score), and a case kills it only with a difference
 that holds in every repeat: a verdict that changed in every run, or defining
 evidence that changed in the first run and again in a second boot of the mutant
-(the result keeps one run's evidence)."""
+(the result keeps one run's evidence). A mutant kernel that dies or hangs under a
+case in both of its boots is killed by the cases it died under, as the suite
+would report it (a crash under a case is a finding); the cases its boots never
+reached say nothing."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from ..kernels.build import BuildError, BuildRequest, BuiltKernel, KernelBuilder
 from ..targets.options import RunOptions
 from ..targets.interpret import KernelOutcome
 from ..core.progress import Progress
+from ..core.model import CUT_OFF, NEVER_RAN
 from ..core.outcomes import CaseChange
 from .validate import boot_built, pair
 from ..core.verdicts import Verdict
@@ -40,6 +44,7 @@ class MutantResult:
     changes: list[CaseChange] = field(default_factory=list)  # every case whose outcome is not "no change"
     build_error: str | None = None
     boot_error: str | None = None  # the mutant kernel's boot failed twice (neither killed nor survived)
+    died: str = ""  # how the mutant kernel died or hung under a case in both boots (the cases cut off kill it)
     confirmed: list[CaseChange] = field(default_factory=list)  # evidence-only changes seen again in a second boot
 
     @property
@@ -66,6 +71,8 @@ def solid(change: CaseChange) -> bool:
         return True
     if change.outcome not in DETECTING or change.qualifier.startswith("intermittent"):
         return False
+    if change.after is not None and change.after.reason.startswith(NEVER_RAN):  # the boot died before it: no word
+        return False
     sides = [r for r in (change.before, change.after) if r is not None]
     if any(r.verdict is Verdict.FLAKY for r in sides):
         return False
@@ -76,15 +83,24 @@ def evidence_only(change: CaseChange) -> bool:
     return change.outcome in DETECTING and not solid(change) and bool(change.differing)
 
 
-def good_boot(boot: Boot, built: BuiltKernel, label: str) -> tuple[KernelOutcome | None, str]:
-    """A boot that finished, booted once more when the first did not; None and both reasons when neither did."""
+def cut_off(outcome: KernelOutcome) -> set[tuple[str, str]]:
+    """The (pass, case) runs the kernel died or hung under."""
+    return {(r.privilege, r.name) for r in outcome.reproducers if r.reason.startswith(CUT_OFF)}
+
+
+def good_boot(boot: Boot, built: BuiltKernel, label: str,
+              died_under_a_case: bool = False) -> tuple[KernelOutcome | None, str]:
+    """A boot that finished, booted once more when the first did not; None and both reasons when neither did.
+    With `died_under_a_case`, two boots that both died or hung under one same case give the second: its cut-off
+    cases are what changed (a kernel that died before any case, or not twice alike, blames none)."""
     first = boot(built, label)
     if first.boot.status == "ok":
         return first, ""
     second = boot(built, f"{label} again")
     if second.boot.status == "ok":
         return second, ""
-    return None, f"{first.boot.status}: {first.boot.detail}; again {second.boot.status}: {second.boot.detail}"
+    why = f"{first.boot.status}: {first.boot.detail}; again {second.boot.status}: {second.boot.detail}"
+    return (second, why) if died_under_a_case and cut_off(first) & cut_off(second) else (None, why)
 
 
 def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patches: list[Path], binaries: Binaries,
@@ -122,11 +138,12 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
         except BuildError as e:
             judged(MutantResult(patch, build_error=str(e)))
             continue
-        after, why = good_boot(boot, built, patch.stem)
+        after, why = good_boot(boot, built, patch.stem, died_under_a_case=True)
         if after is None:
             judged(MutantResult(patch, boot_error=why))
             continue
-        result = MutantResult(patch, [c for c in pair(before, after, binaries.catalogue) if c.outcome != "no change"])
+        result = MutantResult(patch, [c for c in pair(before, after, binaries.catalogue) if c.outcome != "no change"],
+                              died=why)
         if not any(solid(c) for c in result.changes) and any(evidence_only(c) for c in result.changes):
             again, _ = good_boot(boot, built, f"{patch.stem} second")
             seen_again = ({(c.privilege, c.case, c.differing) for c in pair(before, again, binaries.catalogue)}
