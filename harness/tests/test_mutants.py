@@ -109,6 +109,8 @@ def never_ran(name: str) -> ReproResult:
     # died under one case and never reached another: the one it never ran says nothing
     ([boot(died_under("owner_gone_thread"), never_ran("setsig_siginfo_watermark"), status="boot-failed")] * 2,
      ["owner_gone_thread"]),
+    # died under one case, and the boots it went on in ran out before another: the missing one says nothing
+    ([boot(died_under("owner_gone_thread"), status="boot-failed")] * 2, ["owner_gone_thread"]),
     # died under different cases in its two boots: no case to blame, neither killed nor survived
     ([boot(case(D, si_code=1), died_under("owner_gone_thread"), status="boot-failed"),
       boot(died_under("setsig_siginfo_watermark"), gone(N), status="boot-failed")], None),

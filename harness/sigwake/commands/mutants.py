@@ -71,8 +71,6 @@ def solid(change: CaseChange) -> bool:
         return True
     if change.outcome not in DETECTING or change.qualifier.startswith("intermittent"):
         return False
-    if change.after is not None and change.after.reason.startswith(NEVER_RAN):  # the boot died before it: no word
-        return False
     sides = [r for r in (change.before, change.after) if r is not None]
     if any(r.verdict is Verdict.FLAKY for r in sides):
         return False
@@ -142,8 +140,10 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
         if after is None:
             judged(MutantResult(patch, boot_error=why))
             continue
-        result = MutantResult(patch, [c for c in pair(before, after, binaries.catalogue) if c.outcome != "no change"],
-                              died=why)
+        changes = [c for c in pair(before, after, binaries.catalogue) if c.outcome != "no change"]
+        if why:  # it died under a case: the cases its boots never reached say nothing
+            changes = [c for c in changes if c.after is not None and not c.after.reason.startswith(NEVER_RAN)]
+        result = MutantResult(patch, changes, died=why)
         if not any(solid(c) for c in result.changes) and any(evidence_only(c) for c in result.changes):
             again, _ = good_boot(boot, built, f"{patch.stem} second")
             seen_again = ({(c.privilege, c.case, c.differing) for c in pair(before, again, binaries.catalogue)}
