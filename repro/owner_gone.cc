@@ -4,6 +4,8 @@
 // (pid_task()): none once the owner exited, so the signal is dropped, never
 // passed to the rest of the process, nor to a task that reuses the number.
 // Each case runs on the sample-overflow path, which signals on every kernel.
+// Naming the owner again once it is gone must fail (ESRCH): f_setown() and
+// f_setown_ex() look the number up and find nobody.
 //  - owner_gone_thread: F_OWNER_TID names a thread that then exits; the main
 //    thread has SIGIO unblocked: no signal may reach it.
 //  - owner_gone_process: F_SETOWN names a child that then exits and is reaped;
@@ -42,8 +44,9 @@ Facts gone_facts() {
   return {.expected = {always(Verdict::kNotDelivered,
                               "__f_setown() in fs/fcntl.c keeps a reference to the owner's struct pid and "
                               "send_sigio() signals only the task pid_task() finds through it: none once the "
-                              "owner exited")},
-          .defining = {"signals", "si_code"},
+                              "owner exited; f_setown() and f_setown_ex() refuse a number find_vpid() no "
+                              "longer finds (ESRCH)")},
+          .defining = {"signals", "si_code", "gone_owner_errno"},
           .shown = {"records", "signals"},
           .kconfig = kPerfConfig};
 }
@@ -57,6 +60,8 @@ SIGWAKE_CASE(owner_gone_thread, {gone_facts()}) {
   f.event().request_signals(owner.tid(), SIGIO, PerfEvent::Owner::kThread);
   owner.take();  // the owner thread has exited
   report.add("owner_tid", static_cast<long long>(owner.tid()));
+  const int refused = f.event().refuse_gone_owner(owner.tid(), PerfEvent::Owner::kThread, kWakeupBudget);
+  report.add("gone_owner_errno", static_cast<long long>(refused));
   decide_gone(report, sigio, f);
 }
 
@@ -64,9 +69,12 @@ SIGWAKE_CASE(owner_gone_process, {gone_facts()}) {
   SignalCapture sigio(SIGIO);
   WakeupFixture f(WakeupPath::kOverflow);
   std::optional<SignalWitness> owner(std::in_place, SIGIO);
-  report.add("owner_pid", static_cast<long long>(owner->pid()));
-  f.event().request_signals(owner->pid(), SIGIO);
+  const pid_t pid = owner->pid();
+  report.add("owner_pid", static_cast<long long>(pid));
+  f.event().request_signals(pid, SIGIO);
   owner.reset();  // killed and reaped
+  const int refused = f.event().refuse_gone_owner(pid, PerfEvent::Owner::kProcess, kWakeupBudget);
+  report.add("gone_owner_errno", static_cast<long long>(refused));
   decide_gone(report, sigio, f);
 }
 

@@ -1,6 +1,7 @@
 #include "perf_event.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -11,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "deadline.h"
 #include "errors.h"
 
 namespace sigwake {
@@ -132,6 +134,17 @@ bool opens(const perf_event_attr& attr, pid_t pid, int cpu) {
                    "is at fault)");
 }
 
+// F_SETOWN, or F_SETOWN_EX with F_OWNER_TID: whether the kernel took `owner` (errno says why not).
+bool name_owner(int fd, pid_t owner, PerfEvent::Owner kind) {
+  if (kind == PerfEvent::Owner::kProcess) return fcntl(fd, F_SETOWN, owner) == 0;
+  const f_owner_ex wanted{F_OWNER_TID, owner};
+  return fcntl(fd, F_SETOWN_EX, &wanted) == 0;
+}
+
+const char* owner_call(PerfEvent::Owner kind) {
+  return kind == PerfEvent::Owner::kProcess ? "fcntl(F_SETOWN)" : "fcntl(F_SETOWN_EX, F_OWNER_TID)";
+}
+
 }  // namespace
 
 PerfEvent PerfEvent::open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
@@ -184,13 +197,10 @@ void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
 }
 
 void PerfEvent::set_owner(pid_t owner, Owner kind) const {
-  f_owner_ex wanted{F_OWNER_TID, owner};
-  if (kind == Owner::kProcess) {
-    check(fcntl(fd_, F_SETOWN, owner) == 0, "fcntl(F_SETOWN)");
-    wanted = owner < 0 ? f_owner_ex{F_OWNER_PGRP, -owner} : f_owner_ex{F_OWNER_PID, owner};
-  } else {
-    check(fcntl(fd_, F_SETOWN_EX, &wanted) == 0, "fcntl(F_SETOWN_EX, F_OWNER_TID)");
-  }
+  check(name_owner(fd_, owner, kind), owner_call(kind));
+  const f_owner_ex wanted = kind == Owner::kThread ? f_owner_ex{F_OWNER_TID, owner}
+                            : owner < 0            ? f_owner_ex{F_OWNER_PGRP, -owner}
+                                                   : f_owner_ex{F_OWNER_PID, owner};
   f_owner_ex got{};
   check(fcntl(fd_, F_GETOWN_EX, &got) == 0, "fcntl(F_GETOWN_EX)");
   if (got.type != wanted.type || got.pid != wanted.pid) {
@@ -198,6 +208,18 @@ void PerfEvent::set_owner(pid_t owner, Owner kind) const {
                        std::to_string(got.pid) + " after setting type " + std::to_string(wanted.type) + " pid " +
                        std::to_string(wanted.pid));
   }
+}
+
+int PerfEvent::refuse_gone_owner(pid_t gone, Owner kind, std::chrono::milliseconds budget) const {
+  const Deadline deadline(budget);
+  while (name_owner(fd_, gone, kind)) {
+    if (deadline.expired()) {
+      throw Misdelivered(std::string(owner_call(kind)) + " took " + std::to_string(gone) +
+                         ", which had exited (ESRCH expected)");
+    }
+    sched_yield();
+  }
+  return errno;
 }
 
 void PerfEvent::set_output(const PerfEvent& target) const {

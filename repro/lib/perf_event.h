@@ -5,6 +5,7 @@
 #include <linux/perf_event.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -42,6 +43,11 @@ class PerfEvent {
 
   // F_SETOWN (or F_SETOWN_EX, F_OWNER_TID), read back: request_signals()'s owner, or a new one later.
   void set_owner(pid_t owner, Owner kind = Owner::kProcess) const;
+
+  // F_SETOWN (or F_SETOWN_EX, F_OWNER_TID) naming `gone`, a task that has exited, must fail: returns the errno.
+  // A kernel that takes it leaves the fd owned by nobody: Misdelivered. A joined thread's number stays findable
+  // until release_task() frees it, a moment after the join, so an acceptance is tried again until `budget` ends.
+  int refuse_gone_owner(pid_t gone, Owner kind, std::chrono::milliseconds budget) const;
 
   // PERF_EVENT_IOC_SET_OUTPUT: this event's records go to `target`'s ring buffer.
   // A refusal is our error: every kernel sigwake boots has the ioctl.

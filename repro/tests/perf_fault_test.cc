@@ -1,13 +1,18 @@
 // Whose fault is a failed setup: the kernel's (Unsupported, with the probe
-// that showed it) or ours (ReproError). Needs perf events on the host.
+// that showed it; Misdelivered, for an owner it should not take) or ours
+// (ReproError). Needs perf events on the host.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "../lib/attrs.h"
 #include "../lib/errors.h"
+#include "../lib/owner_thread.h"
 #include "../lib/perf_event.h"
 #include "../lib/process.h"
 #include "../lib/ring_buffer.h"
@@ -48,6 +53,29 @@ TEST(PerfFault, SetOutputAcrossTasksIsOurError) {
   PerfEvent theirs = PerfEvent::open(switch_watermark_attr(1), child.pid(), -1);
   RingBuffer ring = RingBuffer::map(ours.fd(), 0);
   EXPECT_THROW(theirs.set_output(ours), ReproError);  // per-task events of two tasks cannot share a buffer
+}
+
+TEST(PerfFault, AGoneOwnerIsRefused) {
+  using namespace std::chrono_literals;
+  const PerfEvent event = PerfEvent::open(switch_watermark_attr(1), 0, -1);
+  std::optional<SignalWitness> child(std::in_place, SIGIO);
+  const pid_t pid = child->pid();
+  event.set_owner(pid);
+  child.reset();  // reaped: its number names nobody
+  EXPECT_EQ(event.refuse_gone_owner(pid, PerfEvent::Owner::kProcess, 1s), ESRCH);
+  SignalCapture capture(SIGIO);
+  OwnerThread thread(capture);
+  event.set_owner(thread.tid(), PerfEvent::Owner::kThread);
+  thread.take();  // joined; the kernel may free its number a moment later
+  EXPECT_EQ(event.refuse_gone_owner(thread.tid(), PerfEvent::Owner::kThread, 1s), ESRCH);
+}
+
+TEST(PerfFault, AnOwnerTakenAfterItWentIsMisdelivered) {
+  using namespace std::chrono_literals;
+  const PerfEvent event = PerfEvent::open(switch_watermark_attr(1), 0, -1);
+  // We are alive, so the kernel takes us: what a kernel that takes a gone owner does.
+  EXPECT_THROW(event.refuse_gone_owner(getpid(), PerfEvent::Owner::kProcess, 20ms), Misdelivered);
+  EXPECT_THROW(event.refuse_gone_owner(gettid(), PerfEvent::Owner::kThread, 20ms), Misdelivered);
 }
 
 }  // namespace
