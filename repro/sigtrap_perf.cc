@@ -5,7 +5,11 @@
 // perf_sigtrap() -> send_sig_perf() sends SIGTRAP with si_code TRAP_PERF, the
 // event's sig_data in si_perf_data and its type in si_perf_type; taken while
 // unblocked it is synchronous (si_perf_flags 0).
-//  - sigtrap_thread: this thread's page faults; the signal must run on this thread.
+//  - sigtrap_thread: this thread's page faults; the signal must run on this
+//    thread, and the first one name the address whose fault raised it (si_addr:
+//    the sample's addr, which __perf_event_overflow() keeps in pending_addr).
+//    Only this case can know that address: its faults are its own, run
+//    straight after enabling, with the code and stack they need already in.
 //  - sigtrap_inherit_thread: inherit + inherit_thread, the page faults of a
 //    thread created after the open (its event is inherited at clone with
 //    CLONE_THREAD): the signal must run on that thread, not on its creator.
@@ -28,7 +32,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -61,32 +67,41 @@ perf_event_attr sigtrap_attr(Inherit inherit) {
 }
 
 // Faults kPages fresh pages in (a tinyconfig kernel has no madvise() to drop them: each round maps anew),
-// stopping once `traps` SIGTRAPs ran.
-void fault_fresh_pages(const SignalCapture& trap, int traps = 1) {
+// stopping once `traps` SIGTRAPs ran. Returns the address of the first page it faulted.
+std::uintptr_t fault_fresh_pages(const SignalCapture& trap, int traps = 1) {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   void* area = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   check(area != MAP_FAILED, "mmap");
   auto* pages = static_cast<volatile char*>(area);
   for (std::size_t at = 0; at < kPages * page && trap.count() < traps; at += page) pages[at] = 1;
   munmap(area, kPages * page);
+  return reinterpret_cast<std::uintptr_t>(area);
 }
 
 // With SIGTRAP unblocked here: enables the event (and its inherited children), faults until `traps`
-// SIGTRAPs ran (or the budget is spent), and disables it again before blocking SIGTRAP.
-void fault_until_trapped(const SignalCapture& trap, const PerfEvent& event, int traps = 1) {
+// SIGTRAPs ran (or the budget is spent), and disables it again before blocking SIGTRAP. Returns the address
+// of the first page it faulted.
+std::uintptr_t fault_until_trapped(const SignalCapture& trap, const PerfEvent& event, int traps = 1) {
   const SignalCapture::Unblocked here(trap);
   event.enable();
   const Deadline deadline(kWakeupBudget);
-  while (trap.count() < traps && !deadline.expired()) fault_fresh_pages(trap, traps);
+  std::optional<std::uintptr_t> first;
+  while (trap.count() < traps && !deadline.expired()) {
+    const std::uintptr_t area = fault_fresh_pages(trap, traps);
+    first = first.value_or(area);
+  }
   event.disable();
+  return first.value_or(0);
 }
 
 // A task traps again at its next fault once its handler returned: the task work that sent the first one
 // leaves the task counting (perf_pending_task() puts back the recursion context it took).
 constexpr int kTwoTraps = 2;
 
-// Delivered when each SIGTRAP says TRAP_PERF with our sig_data and type on `faulter`, the first synchronously.
-void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
+// Delivered when each SIGTRAP says TRAP_PERF with our sig_data and type on `faulter`, the first synchronously
+// (and, given the address whose fault raised it, naming that address).
+void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
+                    std::optional<std::uintptr_t> fault = std::nullopt) {
   report.add("signals", static_cast<long long>(trap.count()));
   report.add("faulter_tid", static_cast<long long>(faulter));
   int wrong = 0, elsewhere = 0;
@@ -111,6 +126,8 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
   report.add("si_perf_data", static_cast<long long>(first.perf_data));
   report.add("si_perf_type", static_cast<long long>(first.perf_type));
   report.add("si_perf_flags", static_cast<long long>(first.perf_flags));
+  const auto trapped_at = static_cast<std::uintptr_t>(first.band);  // a SIGTRAP's si_addr sits where si_band does
+  if (fault) report.add("first_trap_at_fault", trapped_at == *fault);
   if (wrong > 0) {
     return report.decide(Verdict::kMisdelivered,
                          "a SIGTRAP without TRAP_PERF, our sig_data, the event's type or si_errno 0");
@@ -118,6 +135,9 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter) {
   if (elsewhere > 0) return report.decide(Verdict::kMisdelivered, "a SIGTRAP ran on a thread that did not fault");
   if (first.perf_flags != 0) {
     return report.decide(Verdict::kMisdelivered, "the first SIGTRAP, taken unblocked, says it came asynchronously");
+  }
+  if (fault && trapped_at != *fault) {
+    return report.decide(Verdict::kMisdelivered, "the first SIGTRAP's si_addr is not the address whose fault raised it");
   }
   report.decide(Verdict::kDelivered);
 }
@@ -127,11 +147,12 @@ Facts sigtrap_facts(Words peers = {}) {
                                   "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13): "
                                   "__perf_event_overflow() in kernel/events/core.c queues task_work for "
                                   "attr.sigtrap, perf_sigtrap() sends SIGTRAP through send_sig_perf() in "
-                                  "kernel/signal.c (TRAP_PERF, si_perf_data = sig_data, si_perf_type = the event's "
-                                  "type, si_perf_flags TRAP_PERF_FLAG_ASYNC only when SIGTRAP is blocked) to the "
-                                  "task that overflowed; inherit_thread (2b26f0aa0049, v5.13) inherits the event "
-                                  "into threads cloned with CLONE_THREAD")},
-          .defining = {"si_code", "si_perf_data", "si_perf_type", "si_perf_flags", "traps_on_other_threads"},
+                                  "kernel/signal.c (TRAP_PERF, si_addr = the sample's address, si_perf_data = "
+                                  "sig_data, si_perf_type = the event's type, si_perf_flags TRAP_PERF_FLAG_ASYNC "
+                                  "only when SIGTRAP is blocked) to the task that overflowed; inherit_thread "
+                                  "(2b26f0aa0049, v5.13) inherits the event into threads cloned with CLONE_THREAD")},
+          .defining = {"si_code", "si_perf_data", "si_perf_type", "si_perf_flags", "traps_on_other_threads",
+                       "first_trap_at_fault"},
           .shown = {"signals", "si_code", "si_perf_flags"},
           .kconfig = kPerfConfig,
           .peers = std::move(peers)};
@@ -142,9 +163,14 @@ Facts sigtrap_facts(Words peers = {}) {
 SIGWAKE_CASE(sigtrap_thread, {sigtrap_facts()}) {
   SignalCapture trap(SIGTRAP);
   PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kNone), 0, -1);
-  fault_until_trapped(trap, event, kTwoTraps);
+  {
+    const Deadline warm(kWakeupBudget);  // the event still off: what runs between enabling and the first write
+    fault_fresh_pages(trap);             // faults in here, so the first fault it counts is that write
+    event.disable();
+  }
+  const std::uintptr_t fault = fault_until_trapped(trap, event, kTwoTraps);
   trap.collect(kSignalGrace, kSettle);
-  decide_sigtrap(report, trap, gettid());
+  decide_sigtrap(report, trap, gettid(), fault);
 }
 
 // The upstream sigtrap_threads opens the same event (inherit, inherit_thread, sigtrap) on a hardware breakpoint.

@@ -17,7 +17,7 @@ namespace sigwake {
 struct Delivery {
   int signo = 0;
   int code = 0;       // si_code: POLL_IN, POLL_HUP, ...
-  long band = 0;      // si_band: the poll mask
+  long band = 0;      // si_band: the poll mask (a SIGTRAP's si_addr, which shares its place)
   int fd = -1;        // si_fd (filled when F_SETSIG names the signal)
   int error = 0;      // si_errno (0 for every signal sigwake waits for)
   bool stale_bytes = false;  // a byte of the kernel's siginfo that no field of SIGPOLL's covers was not 0
