@@ -8,8 +8,8 @@
 //  - sigtrap_thread: this thread's page faults; the signal must run on this
 //    thread, and the first one name the address whose fault raised it (si_addr:
 //    the sample's addr, which __perf_event_overflow() keeps in pending_addr).
-//    Only this case can know that address: its faults are its own, run
-//    straight after enabling, with the code and stack they need already in.
+//    Checked here, where the address is certain: the faults are this thread's
+//    own, run straight after enabling, with the code and stack they need in.
 //  - sigtrap_inherit_thread: inherit + inherit_thread, the page faults of a
 //    thread created after the open (its event is inherited at clone with
 //    CLONE_THREAD): the signal must run on that thread, not on its creator.
