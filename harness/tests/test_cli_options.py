@@ -23,7 +23,12 @@ def test_every_command_that_takes_a_shared_option_takes_it_with_one_default() ->
                 seen.setdefault(option, set()).add(args[option])
     assert seen["cache"] == {default_cache()} and seen["results"] == {REPO / "results"}
     assert seen["accel"] == {"auto"} and len(seen["repeat"]) == 1 and len(seen["jobs"]) == 1
-    assert seen["agree"] == {protocol.DEFAULT_AGREE}
+    assert seen["agree"] == {protocol.DEFAULT_AGREE, 0}
+    # the gates run every repeat unless told otherwise; the matrix stops a case whose first runs agree
+    parsed = {c: vars(parser().parse_args([c, *COMMANDS[c]])) for c in COMMANDS}
+    gates = {c: args["agree"] for c, args in parsed.items() if "agree" in args}
+    assert gates == {"validate-patch": 0, "bisect": 0, "run": protocol.DEFAULT_AGREE,
+                     "lava-jobs": protocol.DEFAULT_AGREE, "qa": protocol.DEFAULT_AGREE}
     assert seen["quiet"] == {False}
     # and each is the one thing it says: a path is a Path, a count an int
     args = parser().parse_args(["qa", "--cache", "c", "--results", "r", "--repeat", "5", "--jobs", "3", "--quiet"])

@@ -1,5 +1,5 @@
-"""The exit codes a gate reads (exit_codes.py), command by command: run, report, qa, validate-patch, bisect,
-with the input a user gets wrong: a file that is no kernel image, a results folder that does not exist."""
+"""The exit codes a gate reads (exit_codes.py): the one rule, run's summary, and the input a user gets wrong
+(every command x kind of finding is test_gate.py's table): a file that is no kernel image, a results folder that does not exist."""
 
 from __future__ import annotations
 
@@ -8,13 +8,11 @@ from pathlib import Path
 import pytest
 
 from sigwake.programs.catalogue import Catalogue
-from sigwake.commands.bisect import BisectReport
-from sigwake.commands.cli import bisection_exit, main, summary_exit, validation_exit
+from sigwake.commands.cli import main, summary_exit
 from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING, USAGE, exit_code
 from sigwake.core.model import BootRecord
 from sigwake.commands.orchestrator import RunSummary
 from sigwake.store.store import write_result
-from sigwake.core.outcomes import CaseChange, Mark, Step
 from sigwake.core.verdicts import Verdict
 
 from test_judgement import case, kernel
@@ -63,36 +61,6 @@ def test_run_and_qa_exit_by_their_summary(summary: RunSummary, code: int, last: 
                                           capsys: pytest.CaptureFixture[str], catalogue: Catalogue) -> None:
     assert summary_exit(summary, catalogue) == code
     assert capsys.readouterr().out.splitlines()[-1] == last
-
-
-def change(outcome: str, qualifier: str = "") -> CaseChange:
-    return CaseChange("watermark_sigio", "root", outcome, None, None, (), qualifier)
-
-
-@pytest.mark.parametrize("changes, code, last", [
-    ([change("fixes"), change("no change")], NO_FINDING, "findings: none"),
-    ([change("regresses", "intermittent 2/5: not-delivered x2"), change("no change")], FINDING,
-     "findings: 1 (1 regresses)"),
-    ([change("lost"), change("changes")], FINDING, "findings: 2 (1 lost, 1 changes)"),
-    ([change("inconclusive"), change("appeared")], NO_FINDING, "findings: none"),
-])
-def test_validate_patch_exits_by_what_the_patch_did(changes: list[CaseChange], code: int, last: str) -> None:
-    assert validation_exit(changes) == (code, last)
-
-
-def report(first: list[str], *notes: tuple[Verdict, str]) -> BisectReport:
-    steps = [Step(f"c{i}", v, note, Mark.OLD) for i, (v, note) in enumerate(notes)]
-    return BisectReport(first, "c0", N, D, steps, 1.0 / len(first))
-
-
-@pytest.mark.parametrize("bisected, code", [
-    (report(["c5"], (N, "not-delivered x3"), (D, "delivered x3")), NO_FINDING),
-    (report(["c4", "c5"], (N, "not-delivered x3")), FINDING),  # a range, not an answer
-    (report(["c5"], (Verdict.FLAKY, "split: not-delivered x1, delivered x2; marked old")), FINDING),
-    (report(["c5"], (D, "delivered x3; kernel splat: WARNING in perf_event_wakeup")), FINDING),
-])
-def test_bisect_exits_by_its_answer(bisected: BisectReport, code: int) -> None:
-    assert bisection_exit(bisected) == code
 
 
 def test_usage_and_untestable_input_get_their_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,8 @@ import hashlib
 import pytest
 
 from sigwake.programs.catalogue import Catalogue
-from sigwake.judge.judgement import Outcome, count_line, findings, judge
+from sigwake.judge.gate import Gate
+from sigwake.judge.judgement import Outcome, findings, judge
 from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
 from sigwake.reports.render_summary import render_summary
 from sigwake.core.verdicts import Verdict
@@ -82,4 +83,4 @@ def test_a_crash_is_a_finding_of_the_kernel_and_the_last_line_is_never_none(cata
     summary = render_summary([crashed], catalogue)
     assert summary.splitlines()[-1] == "findings: 2 (1 splat, 1 crash)"
     assert summary.splitlines()[0].startswith("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC")
-    assert count_line([]) == "findings: none"
+    assert Gate().last_line() == "findings: none"

@@ -21,8 +21,10 @@ from sigwake.programs import initramfs
 from sigwake.kernels import kconfig
 from sigwake.kernels import source_tree
 from sigwake.programs.binaries import Binaries
-from sigwake.commands.bisect import Probe, bisect_tree
-from sigwake.core.outcomes import Mark
+from sigwake.commands.bisect import Probe, bisect_tree, mark_of
+from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING
+from sigwake.core.outcomes import Mark, Step
+from sigwake.judge import gate
 from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git
 from sigwake.commands.cli import REPO
 from sigwake.targets.options import RunOptions
@@ -42,6 +44,7 @@ pytestmark = pytest.mark.slow
 PATCHES = Path(__file__).parent / "kernel-patches"
 FIX_6_1 = PATCHES / "0001-perf-ring_buffer-signal-FASYNC-readers-at-watermark-wakeups-6.1.patch"
 REVERT_6_12 = PATCHES / "0001-Revert-perf-ring_buffer-Trigger-IO-signals-for-watermark_wakeup-6.12.patch"
+WARN_AT_BOOT_6_12 = PATCHES / "0001-perf-core-WARN-at-every-boot-6.12.patch"
 CONTROLS = ("watermark_poll", "overflow_sigio")
 PROGRESS = Progress(quiet=True)
 
@@ -161,6 +164,61 @@ def test_6_12_with_the_fix_reverted_is_a_regression(tree_6_12: Path, builder: Ke
         assert outcomes[case].outcome == "regresses", str(outcomes[case])  # BPF runs on our own kernels too
     for control in (*CONTROLS, "bpf_output_perf_buffer"):
         assert outcomes[control].outcome == "no change", str(outcomes[control])
+
+
+def test_a_patch_that_warns_at_boot_is_a_finding(tree_6_12: Path, builder: KernelBuilder,
+                                                  fragments: tuple[Path, ...], built: Binaries, accel: Accel,
+                                                  tmp_path: Path) -> None:
+    # A one-line WARN_ON in perf_event_init(), an __init function: printed before any case, so only the
+    # comparison of every kernel report outside the cases can see it.
+    programs = built.select(["watermark_sigio"])
+    result = validate_patch(builder, tree_6_12, fragments, (WARN_AT_BOOT_6_12,), programs, guest(accel), tmp_path,
+                            PROGRESS, jobs=2)
+    assert [c.outcome for c in result.changes] == ["no change"], [str(c) for c in result.changes]
+    assert len(result.reports) == 1 and result.reports[0].startswith("WARNING in perf_event_init (outside every case")
+    judged = gate.of_changes(result.changes, result.reports)
+    assert judged.exit_code == FINDING and judged.last_line() == "findings: 1 (1 report)"
+
+
+HANG_BEFORE_INIT = ("\tif (ramdisk_execute_command) {\n\t\tret = run_init_process(ramdisk_execute_command);",
+                    "\tpr_info(\"sigwake test: this kernel hangs before init\\n\");\n"
+                    "\tfor (;;)\n\t\tschedule_timeout_interruptible(HZ);\n")
+
+
+@pytest.fixture
+def hanging_6_12(tree_6_12: Path) -> Iterator[Path]:
+    """The 6.12 tree, changed (uncommitted) so that its kernel starts, prints its banner and hangs in
+    kernel_init() before it runs our init: a base that cannot judge anything, a bisection step that hangs."""
+    main = tree_6_12 / "init" / "main.c"
+    text = main.read_text()
+    assert HANG_BEFORE_INIT[0] in text
+    main.write_text(text.replace(HANG_BEFORE_INIT[0], HANG_BEFORE_INIT[1] + HANG_BEFORE_INIT[0], 1))
+    try:
+        yield tree_6_12
+    finally:
+        git(tree_6_12, "checkout", "-q", "--", "init/main.c")
+
+
+def test_a_base_that_cannot_boot_could_not_test_and_a_hung_bisection_step_is_a_finding(
+        hanging_6_12: Path, builder: KernelBuilder, fragments: tuple[Path, ...], built: Binaries, accel: Accel,
+        tmp_path: Path, catalogue: Catalogue) -> None:
+    programs = built.select(["watermark_sigio"])
+    result = validate_patch(builder, hanging_6_12, fragments, (REVERT_6_12,), programs, guest(accel), tmp_path,
+                            PROGRESS, jobs=2)
+    assert result.changes and {c.outcome for c in result.changes} == {"could not test"}, [str(c) for c in result.changes]
+    judged = gate.of_changes(result.changes, result.reports)
+    assert judged.exit_code == COULD_NOT_TEST and judged.last_line().startswith("findings: none; not tested: ")
+    # The same kernel as a bisection step: the boot's hang is the step's problem, a finding beside the answer.
+    kernel = builder.build(BuildRequest(hanging_6_12, fragments), PROGRESS)
+    assert kernel.cached  # the base validate-patch built
+    probe = Probe(programs, "watermark_sigio", "watermark_sigio", guest(accel), tmp_path)
+    probed = probe.judge(file_kernel(kernel.image), "hang")
+    assert (probed.verdict, probed.problem) == (None, "hang"), probed
+    assert "boot timeout" in probed.note and "silent" in probed.note
+    mark, _ = mark_of(probed, Verdict.NOT_DELIVERED, Verdict.DELIVERED, "old")
+    step = Step("c1", probed.verdict, probed.note, mark, probed.problem)
+    found = gate.of_steps("watermark_sigio", ["c2"], [step])
+    assert found.exit_code == FINDING and [f.kind for f in found.findings] == ["hang"]
 
 
 def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(

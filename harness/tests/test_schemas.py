@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -76,6 +77,28 @@ def test_the_codec_refuses_what_does_not_fit() -> None:
         from_data(QaLine, {**good, "steps": "none"})
 
 
+def now(current: dict[str, Any]) -> dict[str, Any]:
+    """A committed schema 5 result as it reads today: no peers (taken out for the older schemas), the kernel
+    started (its init ran), no machine probed (no peers ran)."""
+    return {**current, "schema": 6, "peers": [], "boot": {**current["boot"], "kernel_started": True}, "machine": {}}
+
+
+def test_a_schema_5_result_learns_whether_its_kernel_started(tmp_path: Path) -> None:
+    committed = next(p for p in sorted(RESULTS.glob("*.json")) if json.loads(p.read_text())["boot"]["status"] == "ok")
+    current = json.loads(committed.read_text())
+    (tmp_path / committed.name).write_text(json.dumps(current))
+    (result,) = load_results(tmp_path).results
+    assert result.boot.kernel_started and to_data(result) == {**now(current), "peers": current["peers"]}
+    # a boot that died before our init: started only when its console shows the kernel's banner
+    died = {**current, "boot": {**current["boot"], "status": "boot-failed", "init_uptime_ms": None}}
+    (tmp_path / committed.name).write_text(json.dumps(died))
+    log = tmp_path / committed.name.replace(".json", ".console.log")
+    log.write_text("[    0.000000] Linux version 6.12.118+deb13-amd64 (debian-kernel@lists.debian.org) ...\n")
+    assert load_results(tmp_path).results[0].boot.kernel_started
+    log.write_text("qemu-system-x86_64: cannot load kernel\n")
+    assert not load_results(tmp_path).results[0].boot.kernel_started
+
+
 def test_a_schema_3_result_is_upgraded_on_reading_its_runner_s_qemu_named_machine(tmp_path: Path) -> None:
     # A committed result as schema 3 wrote it: the runner's machine was called qemu, and no peers ran.
     committed = next(p for p in sorted(RESULTS.glob("*.json")) if json.loads(p.read_text())["runner"].get("machine"))
@@ -85,10 +108,10 @@ def test_a_schema_3_result_is_upgraded_on_reading_its_runner_s_qemu_named_machin
     schema.check("kernel-result", old)  # what schema 3 allowed
     (tmp_path / committed.name).write_text(json.dumps(old))
     (result,) = load_results(tmp_path).results
-    assert result.schema == schema.CURRENT["kernel-result"] == 5 and result.runner.machine == runner["qemu"]
-    assert to_data(result) == {**current, "schema": 5, "peers": []}  # nothing else changed on the way up
-    with pytest.raises(ValueError, match="breaks kernel-result schema 5 at runner"):
-        schema.check("kernel-result", {**current, "schema": 5, "runner": runner})
+    assert result.schema == schema.CURRENT["kernel-result"] == 6 and result.runner.machine == runner["qemu"]
+    assert to_data(result) == now(current)  # nothing else changed on the way up
+    with pytest.raises(ValueError, match="breaks kernel-result schema 6 at runner"):
+        schema.check("kernel-result", {**now(current), "runner": runner})
 
 
 def test_a_schema_4_result_is_upgraded_on_reading_with_no_peers(tmp_path: Path) -> None:
@@ -98,6 +121,6 @@ def test_a_schema_4_result_is_upgraded_on_reading_with_no_peers(tmp_path: Path) 
     schema.check("kernel-result", old)  # what schema 4 allowed
     (tmp_path / committed.name).write_text(json.dumps(old))
     (result,) = load_results(tmp_path).results
-    assert result.peers == [] and to_data(result) == {**current, "schema": 5, "peers": []}
-    with pytest.raises(ValueError, match="breaks kernel-result schema 5 at peers"):
-        schema.check("kernel-result", {**current, "schema": 5, "peers": [{"program": "watermark_signal"}]})
+    assert result.peers == [] and to_data(result) == now(current)
+    with pytest.raises(ValueError, match="breaks kernel-result schema 6 at peers"):
+        schema.check("kernel-result", {**now(current), "peers": [{"program": "watermark_signal"}]})

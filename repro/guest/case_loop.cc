@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "../lib/kernel_path.h"
+#include "machine_probe.h"
 #include "protocol.h"
 #include "runner.h"
 
@@ -217,6 +218,13 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         // Unique per run, and checked by the harness: program.case, its pass and which run of it.
         line(result_line(++number, name, outcome));
       }
+    }
+  }
+  // What the selftests need of the machine, said before they run (a case needs none of it: software events).
+  if (!peers.empty()) {
+    for (const Capability& capability : probe_machine()) {
+      line(report_line(protocol::kReportMachine + capability.name,
+                       (capability.present ? "yes: " : "no: ") + capability.detail));
     }
   }
   for (const std::string& path : peers) {

@@ -83,8 +83,9 @@ int main() {
   mount("proc", "/proc", "proc", 0, nullptr);
   mount("sysfs", "/sys", "sysfs", 0, nullptr);
 
-  // The boot itself stays quiet (loglevel=4 on the command line); from here on every kernel message but
-  // debug reaches the console, so a WARNING (KERN_WARNING) or a hung-task report is seen and read.
+  // The boot prints notices and worse (loglevel=6 on the command line: the banner, a report at boot); from
+  // here on every kernel message but debug reaches the console, so a hung-task report (KERN_INFO lines
+  // follow its KERN_ERR head) is read whole.
   std::ofstream("/proc/sys/kernel/printk") << kConsoleLoglevel << "\n";
   const int console_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
   const int out = console_fd >= 0 ? console_fd : STDOUT_FILENO;

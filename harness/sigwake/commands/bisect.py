@@ -4,7 +4,10 @@ old, new or skip; one driver runs them in-process. Both endpoints are judged
 first. A candidate whose repeated runs split is marked by the split rule (SPLIT:
 by default, one that shows the old behaviour in any run still has it), said in
 its note. A candidate that cannot be judged (a build or boot failure, a third
-verdict) is skipped, with a note."""
+verdict) is skipped, with a note. Each candidate's boot is judged by the rules
+of a run (judgement.py): a crash, a hang, a split, a kernel report or the
+reproducer's error is the step's problem, a finding beside whatever it was
+marked (gate.of_steps)."""
 
 from __future__ import annotations
 
@@ -28,8 +31,13 @@ from ..targets.options import RunOptions
 from ..kernels.kernels import Kernel, KernelCache, file_kernel
 from ..core.progress import Progress
 from ..targets.registry import target_for
+from ..core.model import KernelResult, Origin, Runner
 from ..core.outcomes import BisectionRecord, Mark, Step, now
 from ..core.verdicts import Verdict
+from ..judge.gate import STEP_PROBLEM_OF
+from ..judge.judgement import judge, kernel_findings, untested
+from ..programs.catalogue import Catalogue
+from ..targets.interpret import KernelOutcome
 
 
 class BisectError(RuntimeError):
@@ -54,6 +62,7 @@ class Probed:
     verdict: Verdict | None  # None: not judged (the note says why); FLAKY: its runs split
     note: str
     runs: dict[str, int] = field(default_factory=dict)  # verdict -> runs
+    problem: str = ""  # a finding of the step (gate.STEP_PROBLEMS): crash, hang, split, splat, refusal, error
 
 
 class Tester(Protocol):
@@ -85,11 +94,11 @@ class BisectReport:
     confidence: float = 0.0
 
     def summary(self, subject: str) -> str:
-        judged = [s for s in self.steps if s.mark is not Mark.SKIP]
+        skipped = [s.candidate for s in self.steps if s.mark is Mark.SKIP]
         what = self.first_changed[0] if len(self.first_changed) == 1 else f"one of {', '.join(self.first_changed)}"
         return (f"first where {subject} went from {self.old} to {self.new}: {what} (last {self.old}: {self.last_old})\n"
-                f"judged {len(self.steps)} ({len(judged)} judged, {len(self.steps) - len(judged)} skipped); "
-                f"confidence {self.confidence:.2f}")
+                f"judged {len(self.steps)} ({len(self.steps) - len(skipped)} judged, {len(skipped)} skipped"
+                + (f": {', '.join(skipped)}" if skipped else "") + f"); confidence {self.confidence:.2f}")
 
 
 def mark_of(probed: Probed, old: Verdict, new: Verdict, split: str) -> tuple[Mark, str]:
@@ -115,10 +124,10 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
         raise ValueError(f"split rule {split!r}: one of {', '.join(SPLIT)}")
     steps: list[Step] = []
 
-    def record(candidate: str, verdict: Verdict | None, note: str, mark: Mark) -> None:
-        steps.append(Step(candidate, verdict, note, mark))
+    def record(candidate: str, verdict: Verdict | None, note: str, mark: Mark, problem: str) -> None:
+        steps.append(Step(candidate, verdict, note, mark, problem))
         if progress is not None:
-            progress.step(f"{candidate}: {note} -> {mark.value}")
+            progress.step(f"{candidate}: {note} -> {mark.value}" + (f" ({problem})" if problem else ""))
 
     pool = ThreadPoolExecutor(max_workers=max(jobs, 1), thread_name_prefix="judge")
     ends = dict(zip((old_end, new_end), pool.map(tester.judge, (old_end, new_end))))
@@ -129,15 +138,15 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
     assert old is not None and new is not None
     if old is new:
         raise BisectError(f"both endpoints are {old}: nothing to bisect")
-    record(old_end, old, ends[old_end].note, Mark.OLD)
-    record(new_end, new, ends[new_end].note, Mark.NEW)
+    record(old_end, old, ends[old_end].note, Mark.OLD, ends[old_end].problem)
+    record(new_end, new, ends[new_end].note, Mark.NEW, ends[new_end].problem)
     search.start(old_end, new_end)
     batches = isinstance(search, ListSearch) and jobs > 1
     try:
         while candidates := (search.next_batch(jobs) if batches else [c for c in [search.next()] if c is not None]):
             for candidate, probed in zip(candidates, pool.map(tester.judge, candidates)):
                 mark, note = mark_of(probed, old, new, split)
-                record(candidate, probed.verdict, note, mark)
+                record(candidate, probed.verdict, note, mark, probed.problem)
                 search.mark(candidate, mark)
         first = search.first_new()
     finally:
@@ -256,18 +265,35 @@ class Probe:
     def judge(self, kernel: Kernel, label: str) -> Probed:
         target = target_for(kernel, self.binaries.initramfs(self.work / "guest.cpio"))
         outcome = target.run(self.binaries, self.config, self.work / f"{label}.console.log")
-        splatted = "; ".join(f"kernel splat: {s.title}" for s in outcome.splats)
-        if outcome.boot.status != "ok":
-            return Probed(None, "; ".join(filter(None, [f"boot {outcome.boot.status}: {outcome.boot.detail}", splatted])))
-        result = next((r for r in outcome.reproducers if r.name == self.case and r.privilege == "root"), None)
-        if result is None:
-            return Probed(None, f"{self.case} was not reported")
-        runs = ", ".join(f"{v} x{n}" for v, n in result.runs.items())
-        if result.verdict is Verdict.FLAKY:
-            return Probed(result.verdict, "; ".join(filter(None, [f"split: {runs}", splatted])), dict(result.runs))
-        if not result.verdict.is_kernel_verdict:
-            return Probed(None, f"{result.verdict}: {result.reason}")
-        return Probed(result.verdict, "; ".join(filter(None, [runs, splatted])), dict(result.runs))
+        return probed_of(outcome, label, self.case, self.config.repeat, self.binaries.catalogue)
+
+
+def probed_of(outcome: KernelOutcome, label: str, case: str, repeat: int, catalogue: Catalogue) -> Probed:
+    """One candidate's boot judged as a run's is (judgement.py): the case's root verdict, or none and why; the
+    step's problem, the first of a crash, a hang (a death or hang cut the case off counts as one), a split, a
+    kernel report, a refusal or the reproducer's error."""
+    result = KernelResult(label, outcome.release, Origin("file"), Runner("qemu", repeat), outcome.boot,
+                          outcome.reproducers, now(), "", outcome.paranoid, outcome.splats, outcome.version)
+    splatted = "; ".join(f"kernel splat: {s.title} ({s.where()})" for s in outcome.splats)
+    kinds = [f.kind for f in kernel_findings(result)]
+    case_result = next((r for r in outcome.reproducers if r.name == case and r.privilege == "root"), None)
+    judged = judge(result, case_result, catalogue) if case_result is not None else None
+    if judged is not None and judged.finding is not None:
+        kinds.append(judged.finding)
+    if "lost" in kinds or (outcome.boot.status != "ok" and untested(result) is None):
+        kinds.append("hang" if outcome.boot.status == "timeout" else "crash")
+    problem = next((STEP_PROBLEM_OF[k] for k in STEP_PROBLEM_OF if k in kinds and STEP_PROBLEM_OF[k]), "")
+    if outcome.boot.status != "ok" or case_result is None:
+        boot = f"boot {outcome.boot.status}: {outcome.boot.detail}" if outcome.boot.status != "ok" else \
+            f"{case} was not reported"
+        return Probed(None, "; ".join(filter(None, [boot, splatted])), problem=problem)
+    runs = ", ".join(f"{v} x{n}" for v, n in case_result.runs.items())
+    if case_result.verdict is Verdict.FLAKY:
+        return Probed(case_result.verdict, "; ".join(filter(None, [f"split: {runs}", splatted])),
+                      dict(case_result.runs), problem)
+    if not case_result.verdict.is_kernel_verdict:
+        return Probed(None, f"{case_result.verdict}: {case_result.reason}", problem=problem)
+    return Probed(case_result.verdict, "; ".join(filter(None, [runs, splatted])), dict(case_result.runs), problem)
 
 
 @dataclass(frozen=True)

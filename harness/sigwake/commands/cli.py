@@ -8,6 +8,8 @@ import dataclasses
 import os
 import signal
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 
@@ -15,11 +17,11 @@ from ..programs import binaries
 from ..kernels import kconfig
 from ..core import protocol
 from ..targets import qemu
-from ..core.exit_codes import COULD_NOT_TEST, FINDING, INTERRUPTED, NO_FINDING, USAGE, exit_code
-from ..judge.judgement import findings, untested
+from ..core.exit_codes import COULD_NOT_TEST, INTERRUPTED, NO_FINDING, USAGE
+from ..judge import gate
 from ..reports.render_summary import render_summary
 from ..reports.report import FORMATS, ReportOptions, render, write_reports
-from .bisect import SPLIT, BisectError, BisectReport, Probe, bisect_debian, bisect_tree, bisection_record
+from .bisect import SPLIT, BisectError, Probe, bisect_debian, bisect_tree, bisection_record
 from ..kernels.build import BuildError, BuildRequest, KernelBuilder
 from ..programs.catalogue import Catalogue
 from ..kernels.debian import DebianError
@@ -37,9 +39,7 @@ from ..kernels.patches import PatchError
 from ..core.progress import Progress
 from .qa import QaConfig, render_qa, run_qa
 from ..judge.expectations import HEADLINE
-from ..core.outcomes import CaseChange
 from .validate import validate_patch, validation_record
-from ..core.verdicts import Verdict
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -67,13 +67,15 @@ def quiet_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
-def boot_options(p: argparse.ArgumentParser, repeat_per: str = "kernel") -> None:
+def boot_options(p: argparse.ArgumentParser, repeat_per: str = "kernel", agree: int = protocol.DEFAULT_AGREE) -> None:
+    """`agree`: 0 in the gates (validate-patch, bisect): every case runs --repeat times, so a case wrong in one
+    run of five is seen as often as five runs can see it (README "Repeats")."""
     p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto")
     p.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT,
-                   help=f"runs of each case per {repeat_per}, at most")
-    p.add_argument("--agree", type=int, default=protocol.DEFAULT_AGREE,
+                   help=f"runs of each case per {repeat_per}, at most (default: %(default)s)")
+    p.add_argument("--agree", type=int, default=agree,
                    help="a case whose first N runs agree stops there; runs that split go on to --repeat "
-                        "(0: always --repeat runs)")
+                        "(0: always --repeat runs; default: %(default)s)")
 
 
 def agree_of(args: argparse.Namespace) -> int:
@@ -91,8 +93,8 @@ def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = Fals
                    "bisect --debian judges that many packages per round (default: the cores)")
 
 
-def case_loop_options(p: argparse.ArgumentParser, passes: tuple[str, ...]) -> None:
-    boot_options(p)
+def case_loop_options(p: argparse.ArgumentParser, passes: tuple[str, ...], agree: int = protocol.DEFAULT_AGREE) -> None:
+    boot_options(p, agree=agree)
     p.add_argument("--passes", default=",".join(passes),
                    help=f"privilege passes, comma-separated, of {', '.join(PRIVILEGES)} (default: %(default)s)")
 
@@ -108,14 +110,14 @@ def parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate-patch", help="build and boot a tree without and with patches; compare")
     kernel_source_options(validate, tree_required=True)
-    case_loop_options(validate, PRIVILEGES)
+    case_loop_options(validate, PRIVILEGES, agree=0)
     validate.add_argument("--patch", action="append", type=Path, required=True, help="format-patch or mbox; repeatable")
     validate.add_argument("--repro", action="append", default=[], help="reproducer program(s) to run (default: all)")
     results_option(validate)
 
     bisect = sub.add_parser("bisect", help="the first commit, or Debian package, whose behaviour changed")
     kernel_source_options(bisect)
-    case_loop_options(bisect, ("root",))
+    case_loop_options(bisect, ("root",), agree=0)
     bisect.add_argument("--old", help="a commit with the old behaviour (before the fix or the regression)")
     bisect.add_argument("--new", help="a commit with the new behaviour")
     bisect.add_argument("--debian", metavar="FLAVOUR", help="bisect Debian's packages of a flavour, e.g. amd64")
@@ -291,11 +293,17 @@ def catalogue_of(args: argparse.Namespace) -> Catalogue:
     return binaries.build(REPO, args.build_dir, Progress(quiet=True)).catalogue
 
 
-def summary_exit(summary: RunSummary, catalogue: Catalogue) -> int:
-    """Prints the run's summary (the last line counts its findings) and gives its exit code."""
-    print(render_summary(summary.results, catalogue, summary.failures), end="")
-    untestable = [k for k in summary.results if untested(k) is not None]
-    return exit_code(len(findings(summary.results, catalogue)), len(summary.failures) + len(untestable))
+def summary_exit(summary: RunSummary, catalogue: Catalogue, also: gate.Gate | None = None) -> int:
+    """Prints the run's summary (the last line counts its findings) and gives its exit code; `also`: what else
+    the command found (qa's bisections), counted in the same last line."""
+    text = render_summary(summary.results, catalogue, summary.failures)
+    judged = gate.of_run(summary.results, catalogue, summary.failures) + (also or gate.Gate())
+    if also is not None and (also.findings or also.untested):
+        body = text.splitlines()[:-1]
+        text = "\n".join([*body, *(f"finding: {f}" for f in also.findings),
+                          *(f"not tested: {u}" for u in also.untested), judged.last_line()]) + "\n"
+    print(text, end="")
+    return judged.exit_code
 
 
 def interrupted(stop: Interrupted, results_dir: Path) -> int:
@@ -333,8 +341,7 @@ def qa_command(args: argparse.Namespace) -> int:
 
     def probe_for(arch: str) -> Probe:
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress).select([HEADLINE])
-        work = args.cache / "bisect" / arch
-        work.mkdir(parents=True, exist_ok=True)
+        work = own_directory(args.cache / "bisect" / arch)
         host = RunOptions(qemu.choose_accel(args.accel), repeat=args.repeat, agree=agree_of(args), privileges=("root",))
         return Probe(built, HEADLINE, HEADLINE, options_for_arch(host, arch, args.accel), work)
 
@@ -342,13 +349,13 @@ def qa_command(args: argparse.Namespace) -> int:
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     catalogue = catalogue_of(args)
     try:
-        lines, summary = run_qa(config, probe_for, progress)
+        lines, summary, bisections = run_qa(config, probe_for, progress)
     except Interrupted as stop:
         write_reports(args.results, options, catalogue)  # of what was kept
         return interrupted(stop, args.results)
     write_reports(args.results, options, catalogue)
     print(render_qa(lines), end="")
-    return summary_exit(summary, catalogue)
+    return summary_exit(summary, catalogue, bisections)
 
 
 def report_command(args: argparse.Namespace) -> int:
@@ -394,8 +401,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
 
 def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     built_programs = binaries.build(REPO, args.build_dir, progress).select(args.repro)
-    work = args.cache / "validate"
-    work.mkdir(parents=True, exist_ok=True)
+    work = own_directory(args.cache / "validate")
     config = run_options(args)
     result = validate_patch(builder_of(args), args.tree, fragments_of(args), tuple(args.patch), built_programs,
                             config, work, progress, args.jobs)
@@ -403,27 +409,27 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
     print(f"patched {result.patched.tree_state} + {', '.join(p.name for p in args.patch)} -> {result.patched.image}")
     for change in result.changes:
         print(f"  {change}")
-    code, last = validation_exit(result.changes)
+    for report in result.reports:
+        print(f"  new kernel report on the patched kernel: {report}")
+    judged = gate.of_changes(result.changes, result.reports)
     record = validation_record(result, str(args.tree), [p.name for p in args.patch], list(config.privileges),
-                               config.repeat, source_commit(REPO), last, code)
+                               config.repeat, source_commit(REPO), judged.last_line(), judged.exit_code)
+    print(f"consoles and initramfs in {work}")
     print(f"recorded in {write_validation(args.results, record)}")
-    print(last)
-    return code
+    print(judged.last_line())
+    return judged.exit_code
 
 
-def validation_exit(changes: list[CaseChange]) -> tuple[int, str]:
-    """validate-patch's exit code and last line: a case the patch regresses, changes or loses is a finding."""
-    found = [c for c in changes if c.is_finding]
-    counts = ", ".join(f"{sum(c.outcome == o for c in found)} {o}" for o in dict.fromkeys(c.outcome for c in found))
-    return (FINDING, f"findings: {len(found)} ({counts})") if found else (NO_FINDING, "findings: none")
+def own_directory(parent: Path) -> Path:
+    """A directory of this command's own under `parent`, so two runs sharing a cache keep their evidence apart."""
+    parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%dT%H%M%S-"), dir=parent))
 
 
 def probe_of(args: argparse.Namespace, progress: Progress) -> Probe:
     program, _, case = args.repro.partition(":")
     built_programs = binaries.build(REPO, args.build_dir, progress).select([program])
-    work = args.cache / "bisect"
-    work.mkdir(parents=True, exist_ok=True)
-    return Probe(built_programs, program, case or program, run_options(args), work)
+    return Probe(built_programs, program, case or program, run_options(args), own_directory(args.cache / "bisect"))
 
 
 def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
@@ -439,19 +445,17 @@ def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
                              args.split)
         over = f"{args.tree} {args.old}..{args.new}"
     for step in report.steps:
-        print(f"  {step.candidate}: {step.note} -> {step.mark.value}")
-    code = bisection_exit(report)
-    record = bisection_record(report, f"{probe.program}:{probe.case}", over, source_commit(REPO), code)
+        print(f"  {step.candidate}: {step.note} -> {step.mark.value}" + (f" ({step.problem})" if step.problem else ""))
+    subject = f"{probe.program}:{probe.case}"
+    judged = gate.of_steps(subject, report.first_changed, report.steps)
+    record = bisection_record(report, subject, over, source_commit(REPO), judged.exit_code)
+    print(f"consoles and initramfs in {probe.work}")
     print(f"recorded in {write_bisection(args.results, record)}")
     print(report.summary(probe.case))
-    return code
-
-
-def bisection_exit(report: BisectReport) -> int:
-    """Named to one candidate, every step judged whole: the answer (0). A range, or a step whose runs split or
-    whose kernel splatted on the way: a finding to look at (1)."""
-    doubtful = [s for s in report.steps if s.verdict is Verdict.FLAKY or "kernel splat" in s.note]
-    return NO_FINDING if len(report.first_changed) == 1 and not doubtful else FINDING
+    for finding in judged.findings:
+        print(f"finding: {finding}")
+    print(judged.last_line())
+    return judged.exit_code
 
 
 if __name__ == "__main__":

@@ -26,8 +26,8 @@ from ..core.outcomes import CaseChange
 from .validate import boot_built, pair
 from ..core.verdicts import Verdict
 
-# The outcomes that say "this kernel behaves differently"; inconclusive ones do not.
-DETECTING = ("regresses", "changes", "fixes", "lost", "appeared")
+# The outcomes that say "this kernel behaves differently"; "could not test" does not.
+DETECTING = ("regresses", "changes", "fixes", "lost")
 
 # Boots a built kernel under a label ("unpatched", a mutant's name, "... again"): the real one boots it under
 # QEMU; tests give a fake.

@@ -89,7 +89,7 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, options: RunOpti
     origin = target.kernel.origin.in_job(outcome.job_id, outcome.job_url)
     return KernelResult(target.kernel.id, outcome.release, origin, runner, outcome.boot,
                         outcome.reproducers, now, commit, outcome.paranoid, outcome.splats, outcome.version,
-                        outcome.peers)
+                        outcome.peers, outcome.machine)
 
 
 def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:

@@ -3,7 +3,10 @@ architecture and flavour, the newest package of each suite is run (the whole
 suite, recorded in results/ as `run` records it); wherever the headline case's
 verdict changes between two suites, the packages between them are bisected to
 the first that changed. The answer is one line per architecture and flavour,
-kept in results/qa.json (store.py) for the reports."""
+kept in results/qa.json (store.py) for the reports; each bisection is kept as
+bisect's are (results/bisections/), and its findings (an answer that is not one
+package, a package that crashed, hung, split or splatted, a bisection that could
+not run) count in qa's exit code and last line beside the run's."""
 
 from __future__ import annotations
 
@@ -13,16 +16,18 @@ from functools import cmp_to_key
 
 import apt_pkg
 
-from .bisect import BisectError, Probe, bisect_debian
+from .bisect import BisectError, Probe, bisect_debian, bisection_record
 from ..kernels.debian import DebianError, Package
 from ..core.debian_names import ending
 from ..kernels.kernels import DebianQuery, KernelCache, expand_specs
 from ..core.model import KernelResult, QaBoundary, QaLine, QaStep
-from .orchestrator import RunConfig, RunSummary, run_kernels
+from .orchestrator import RunConfig, RunSummary, run_kernels, source_commit
 from ..core.progress import Progress
 from ..judge.expectations import HEADLINE
 from ..judge.change import verdict_changes
-from ..store.store import write_qa
+from ..judge.gate import Gate, of_steps
+from ..judge.judgement import Finding
+from ..store.store import write_bisection, write_qa
 
 @dataclass(frozen=True)
 class QaConfig:
@@ -62,40 +67,53 @@ def lines_of(queries: list[DebianQuery], summary: RunSummary) -> list[QaLine]:
     return list(lines.values())
 
 
-def find_boundary(cache: KernelCache, line: QaLine, old: QaStep, new: QaStep, probe: Probe, progress: Progress,
-                  jobs: int, split: str = "old") -> QaBoundary:
+def find_boundary(config: QaConfig, line: QaLine, old: QaStep, new: QaStep, probe: Probe, progress: Progress
+                  ) -> tuple[QaBoundary, Gate]:
+    """The boundary, and what the bisection found (gate.of_steps) or could not do; the bisection is stored."""
     ends = (Package(old.suite, old.package, old.version), Package(new.suite, new.package, new.version))
     fallback = QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}", f"{new.package} {new.version}", "")
+    where = f"{line.arch} {line.flavour}"
+    flavour = ending(line.arch, line.flavour).lstrip("-")
     try:
-        report = bisect_debian(cache, ending(line.arch, line.flavour).lstrip("-"), probe, progress, jobs, ends,
-                               split)
-    except (BisectError, DebianError, OSError) as e:
-        return replace(fallback, how=f"not bisected: {e}")
+        report = bisect_debian(KernelCache(config.run.cache, config.run.apt_sources), flavour, probe, progress,
+                               config.run.jobs, ends, config.split)
+    except BisectError as e:
+        why = f"{fallback.last_old} .. {fallback.first_new} not bisected: {e}"
+        gate = Gate(untested=[f"{where}: {why}"]) if e.exit_code == 3 else Gate([Finding(where, "uncertain", why)])
+        return replace(fallback, how=f"not bisected: {e}"), gate
+    except (DebianError, OSError) as e:
+        return replace(fallback, how=f"not bisected: {e}"), Gate(untested=[f"{where}: not bisected: {e}"])
+    subject = f"{HEADLINE}:{HEADLINE}"
+    gate = of_steps(f"{where} {HEADLINE}", report.first_changed, report.steps)
+    write_bisection(config.run.results_dir, bisection_record(report, subject, f"Debian's {flavour} packages",
+                                                             source_commit(config.run.source), gate.exit_code))
     if len(report.first_changed) != 1:
-        return replace(fallback, how=f"bisected to one of {', '.join(report.first_changed)}")
+        return replace(fallback, how=f"bisected to one of {', '.join(report.first_changed)}"), gate
     return QaBoundary(str(report.old), str(report.new), report.last_old, report.first_changed[0],
-                      report.summary(HEADLINE).replace("\n", "; "))
+                      report.summary(HEADLINE).replace("\n", "; ")), gate
 
 
 def run_qa(config: QaConfig, probe_for: Callable[[str], Probe] | None, progress: Progress
-           ) -> tuple[list[QaLine], RunSummary]:
-    """`probe_for(arch)`: how a package of that architecture is judged in a bisection (None: no bisection)."""
+           ) -> tuple[list[QaLine], RunSummary, Gate]:
+    """`probe_for(arch)`: how a package of that architecture is judged in a bisection (None: no bisection).
+    With the lines and the run's summary, what the bisections found."""
     queries = qa_queries(config)
     summary = run_kernels(replace(config.run, kernel_specs=tuple(queries)), progress)
     lines = lines_of(queries, summary)
-    cache = KernelCache(config.run.cache, config.run.apt_sources)
+    bisections = Gate()
     for line in lines:
         for old, new in verdict_changes(line):
             if config.bisect and probe_for is not None:
                 progress.step(f"qa: {line.arch} {line.flavour}: {old.verdict} on {old.package} {old.version}, "
                               f"{new.verdict} on {new.package} {new.version}; bisecting the packages between")
-                line.boundaries.append(find_boundary(cache, line, old, new, probe_for(line.arch), progress,
-                                                     config.run.jobs, config.split))
+                boundary, found = find_boundary(config, line, old, new, probe_for(line.arch), progress)
+                line.boundaries.append(boundary)
+                bisections += found
             else:
                 line.boundaries.append(QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}",
                                                   f"{new.package} {new.version}", "not bisected (--no-bisect)"))
     write_qa(config.run.results_dir, lines)
-    return lines, summary
+    return lines, summary, bisections
 
 
 def render_qa(lines: list[QaLine]) -> str:

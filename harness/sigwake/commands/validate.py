@@ -1,11 +1,13 @@
 """Patch validation: build a tree as it is and with the patches applied, boot
 both, and say per reproducer case whether the patch fixes, regresses or does
-not change it, or whether the evidence cannot say (inconclusive)."""
+not change it, or whether the base could not test it; and name every kernel
+report the patched kernel printed that the base did not."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..programs.binaries import Binaries
@@ -17,7 +19,7 @@ from ..targets.interpret import KernelOutcome
 from ..kernels.kernels import file_kernel
 from ..targets.registry import QemuTarget
 from ..core.progress import Progress
-from ..core.outcomes import CaseChange, ValidationRecord, now
+from ..core.outcomes import UNJUDGED, CaseChange, ValidationRecord, now
 
 
 @dataclass
@@ -25,27 +27,45 @@ class Validation:
     base: BuiltKernel
     patched: BuiltKernel
     changes: list[CaseChange]
+    reports: list[str] = field(default_factory=list)  # kernel reports the patched kernel printed, the base did not
+
+
+def new_reports(before: KernelOutcome, after: KernelOutcome) -> list[str]:
+    """Each kernel report of the patched kernel, outside every reported case (the boot, between cases), whose
+    title the base did not print at the same place, every title counted (one in a case regresses it: pair())."""
+    seen = Counter((s.privilege, s.case, s.title) for s in before.splats)
+    cases = {(r.privilege, r.name) for r in after.reproducers}
+    found = []
+    for s in (s for s in after.splats if (s.privilege, s.case) not in cases):
+        key = (s.privilege, s.case, s.title)
+        if seen[key]:
+            seen[key] -= 1
+        else:
+            found.append(f"{s.title} ({s.where()}, console line {s.console_line})")
+    return found
 
 
 def pair(before: KernelOutcome, after: KernelOutcome, catalogue: Catalogue) -> list[CaseChange]:
-    """Every case of either side; one that ran on one kernel only is "lost" or "appeared". A kernel report
-    (splat) on the patched kernel while a case ran, which the base did not print for it, regresses that case
-    whatever its verdict."""
+    """Every case of either side; one that ran on one kernel only is "lost" (the patched kernel lost it) or,
+    for the base, "could not test". A kernel report (splat) on the patched kernel while a case ran, which the
+    base did not print for it, regresses that case whatever its verdict."""
     before_by_key = {(r.privilege, r.name): r for r in before.reproducers}
     after_by_key = {(r.privilege, r.name): r for r in after.reproducers}
-    titles = {side: {(s.privilege, s.case): s.title for s in outcome.splats}
+    titles = {side: Counter((s.privilege, s.case, s.title) for s in outcome.splats)
               for side, outcome in (("before", before), ("after", after))}
     changes = []
     for key in dict.fromkeys([*before_by_key, *after_by_key]):
         b, a = before_by_key.get(key), after_by_key.get(key)
-        splat = titles["after"].get(key)
-        if splat is not None and a is not None and titles["before"].get(key) != splat:
-            changes.append(CaseChange(key[1], key[0], "regresses", b, a, (), f"kernel splat: {splat}"))
+        splats = [t for (p, c, t), n in titles["after"].items() if (p, c) == key and n > titles["before"][(p, c, t)]]
+        if splats and a is not None:
+            changes.append(CaseChange(key[1], key[0], "regresses", b, a, (), f"kernel splat: {'; '.join(splats)}"))
         elif b is not None and a is not None:
             outcome, differing, how = compare(b, a, catalogue)
             changes.append(CaseChange(key[1], key[0], outcome, b, a, differing, how))
+        elif a is None:
+            changes.append(CaseChange(key[1], key[0], "lost", b, a, (), "the patched kernel did not report it"))
         else:
-            changes.append(CaseChange(key[1], key[0], "lost" if a is None else "appeared", b, a))
+            changes.append(CaseChange(key[1], key[0], UNJUDGED, b, a, (), "the base kernel did not report it"))
     return changes
 
 
@@ -67,10 +87,10 @@ def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ..
     with ThreadPoolExecutor(max_workers=min(max(jobs, 1), 2)) as pool:
         before, after = pool.map(lambda b: boot_built(b[0], initrd, binaries, config, work / f"{b[1]}.console.log",
                                                       b[1], progress), boots)
-    return Validation(base, patched, pair(before, after, binaries.catalogue))
+    return Validation(base, patched, pair(before, after, binaries.catalogue), new_reports(before, after))
 
 
 def validation_record(validation: Validation, tree: str, patches: list[str], passes: list[str], repeat: int,
                       commit: str, last_line: str, exit_code: int) -> ValidationRecord:
     return ValidationRecord(now(), commit, tree, validation.base.tree_state, validation.patched.tree_state, patches,
-                            passes, repeat, list(validation.changes), last_line, exit_code)
+                            passes, repeat, list(validation.changes), last_line, exit_code, list(validation.reports))

@@ -10,8 +10,9 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 5  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
-# 5: the upstream selftests' results (peers)
+SCHEMA = 6  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+# 5: the upstream selftests' results (peers); 6: the boot says whether the kernel started (printed its banner),
+# and what the selftests need of the machine (breakpoint, pmu) as probed before they ran
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -137,6 +138,7 @@ class BootRecord:
     pass_seconds: dict[str, float] = field(default_factory=dict)  # in-target time of each privilege pass
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of
     boots: int = 1  # more than one: a crash or hang ended a boot and the runs after it went on in fresh ones
+    kernel_started: bool = False  # it printed its banner: a death before our init is the kernel's, not the target's
 
 
 @dataclass
@@ -153,6 +155,7 @@ class KernelResult:
     splats: list[Splat] = field(default_factory=list)  # kernel reports, in console order
     kernel_version: str = ""  # uname -v: how and when it was built ("#1 SMP PREEMPT_DYNAMIC Debian ... (2026-10-12)")
     peers: list[PeerResult] = field(default_factory=list)  # the upstream selftests, when asked for (--peer-selftests)
+    machine: dict[str, str] = field(default_factory=dict)  # what they need of the machine: "yes: ..." or "no: ..."
     schema: int = SCHEMA  # the result file's version (harness/sigwake/schemas/kernel-result.v<N>.json)
 
     def order(self) -> tuple[int, tuple[int, ...], str]:

@@ -6,7 +6,7 @@ reports."""
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from enum import Enum
 
@@ -18,8 +18,9 @@ def now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-OUTCOMES = ("fixes", "regresses", "changes", "no change", "inconclusive", "lost", "appeared")
+OUTCOMES = ("fixes", "regresses", "changes", "no change", "could not test", "lost")
 FINDINGS = ("regresses", "changes", "lost")  # what the patch did that a gate must stop on (exit 1)
+UNJUDGED = "could not test"  # the base kernel gave no verdict to hold the patched one to: never a pass (exit 3)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,11 @@ class CaseChange:
             return f"{r.verdict} ({evidence})" if evidence else f"{r.verdict}: {r.reason}" if r.reason else str(r.verdict)
         what = f" ({', '.join(self.differing)} changed)" if self.differing else ""
         how = f" ({self.qualifier})" if self.qualifier else ""
-        return f"{self.case} [{self.privilege}]: {self.outcome}{how}{what}: {shown(self.before)} -> {shown(self.after)}"
+        # How many runs each side had: an adaptive --agree stops a case whose first runs agree.
+        counts = [sum(r.runs.values()) if r is not None else 0 for r in (self.before, self.after)]
+        runs = " [runs {} -> {}]".format(*counts) if any(counts) else ""
+        return (f"{self.case} [{self.privilege}]: {self.outcome}{how}{what}: {shown(self.before)} -> "
+                f"{shown(self.after)}{runs}")
 
 
 class Mark(str, Enum):
@@ -60,6 +65,7 @@ class Step:
     verdict: Verdict | None  # None: not judged (the note says why)
     note: str
     mark: Mark
+    problem: str = ""  # a finding of the step whatever its mark: crash, hang, split or splat (gate.STEP_PROBLEMS)
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,8 @@ class ValidationRecord:
     changes: list[CaseChange]  # every case, with its results on both kernels
     last_line: str  # "findings: none", or the findings counted
     exit_code: int
-    schema: int = 1
+    reports: list[str] = field(default_factory=list)  # kernel reports the patched kernel printed and the base did not
+    schema: int = 2
 
     @property
     def name(self) -> str:
@@ -96,7 +103,7 @@ class BisectionRecord:
     steps: list[Step]
     summary: str
     exit_code: int
-    schema: int = 1
+    schema: int = 2
 
     @property
     def name(self) -> str:

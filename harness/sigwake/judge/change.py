@@ -1,13 +1,14 @@
 """How a case differs between two kernels: validate-patch's outcome for one case (fixes, regresses, changes,
-no change, inconclusive, lost), with the defining evidence that changed, and QA's neighbouring packages whose
+no change, could not test, lost), with the defining evidence that changed, and QA's neighbouring packages whose
 headline verdicts differ. Judged against the behaviour of a kernel with every known fix (the cases' facts)."""
 
 from __future__ import annotations
 
 from . import expectations
 from ..programs.catalogue import Catalogue
-from .judgement import intermittent
+from .judgement import split_words
 from ..core.model import QaLine, QaStep, ReproResult
+from ..core.outcomes import UNJUDGED
 from ..core.verdicts import Verdict
 
 KERNEL_VERDICTS = {str(v) for v in Verdict if v.is_kernel_verdict}
@@ -20,22 +21,38 @@ def differing_evidence(before: ReproResult, after: ReproResult, catalogue: Catal
                  if k in before.evidence and k in after.evidence and before.evidence[k] != after.evidence[k])
 
 
+def always_wrong(case: ReproResult, correct: Verdict | None) -> bool:
+    """Every run a kernel verdict other than the correct one (a split of wrong verdicts included)."""
+    if correct is None:
+        return False
+    if case.verdict is Verdict.FLAKY:
+        return bool(case.runs) and all(v != str(correct) and v in KERNEL_VERDICTS for v in case.runs)
+    return case.verdict.is_kernel_verdict and case.verdict is not correct
+
+
 def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, tuple[str, ...], str]:
     """The outcome for one case, the defining evidence that changed, and how ("intermittent k/n": the
     patched kernel's runs split, k of n not the correct verdict). "fixes" and "regresses" are judged
-    against the behaviour of a kernel with every known fix (the cases' facts)."""
+    against the behaviour of a kernel with every known fix (the cases' facts). A base that gave no verdict
+    (an error, a timeout, a failed boot, runs that split) could not test the case, unless the patched
+    kernel is wrong in every run where the base was right in some."""
     correct = expectations.correct(catalogue, before.name, before.privilege)
-    if before.verdict.is_kernel_verdict and after.verdict is Verdict.FLAKY:
+    if before.verdict is Verdict.FLAKY:
+        base = split_words(before, correct)
+        if always_wrong(after, correct) and str(correct) in before.runs:
+            return "regresses", (), f"the base split ({base}); wrong in every run after"
+        if correct is not None and after.verdict is correct:
+            return "fixes", (), f"the base split ({base})"
+        return UNJUDGED, (), f"the base split ({base})"
+    if not before.verdict.is_kernel_verdict:
+        return UNJUDGED, (), f"the base: {before.verdict}" + (f": {before.reason}" if before.reason else "")
+    if after.verdict is Verdict.FLAKY:
         # The patched kernel shows another behaviour in some runs: never a pass.
-        k, n, others = intermittent(after, correct) or (0, 0, "")
-        how = f"intermittent {k}/{n}: {others}"
-        return ("regresses" if before.verdict is correct else "changes"), (), how
-    if before.verdict.is_kernel_verdict and after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):
+        return ("regresses" if before.verdict is correct else "changes"), (), split_words(after, correct)
+    if after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):
         # The same programs reached a verdict on the base kernel: what stops them now is the patch
         # (a syscall it makes fail, a signal they never expected, a kernel that hangs or dies).
         return "lost", (), ""
-    if not (before.verdict.is_kernel_verdict and after.verdict.is_kernel_verdict):
-        return "inconclusive", (), ""  # an error, a timeout, a failed boot or a split base says nothing
     differing = differing_evidence(before, after, catalogue)
     if before.verdict is after.verdict and not differing:
         return "no change", (), ""

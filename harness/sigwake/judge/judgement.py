@@ -72,6 +72,13 @@ def intermittent(case: ReproResult, wanted: Verdict | None) -> tuple[int, int, s
     return sum(others.values()), total, ", ".join(f"{v} x{n}" for v, n in others.items())
 
 
+def split_words(case: ReproResult, correct: Verdict | None) -> str:
+    """How a case's runs split: "intermittent 2/5: not-delivered x2", or "wrong in 3/3, verdicts differ: ..."
+    when no run was the correct verdict."""
+    k, n, others = intermittent(case, correct) or (0, 0, "")
+    return f"wrong in {k}/{n}, verdicts differ: {others}" if k == n else f"intermittent {k}/{n}: {others}"
+
+
 def splats_of(kernel: KernelResult, case: ReproResult) -> list[Splat]:
     return [s for s in kernel.splats if s.case == case.name and s.privilege == case.privilege]
 
@@ -94,10 +101,10 @@ def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judg
         return Judged(kernel, case, Outcome.MISS, f"{verdict}: {case.reason}",
                       "lost" if untested(kernel) is None else None)
     if (split := intermittent(case, known.verdict if known else None)) is not None:
-        k, n, others = split
+        k, n, _ = split
         expected = f", expected {known.verdict} (from: {known.source})" if known else ", nothing is known of this case here"
-        return Judged(kernel, case, Outcome.FAIL, f"intermittent {k}/{n}: {others} in {k} of {n} runs{expected}",
-                      "intermittent")
+        return Judged(kernel, case, Outcome.FAIL, f"{split_words(case, known.verdict if known else None)} in {k} of "
+                                                  f"{n} runs{expected}", "intermittent")
     if not verdict.is_kernel_verdict:
         return Judged(kernel, case, Outcome.ERROR, f"{verdict}: {case.reason}", "error")
     mismatch = expectations.check(catalogue, kernel.kernel_id, release, case.name, verdict, case.evidence, case.privilege, origin)
@@ -135,24 +142,32 @@ class Finding:
 
 
 def untested(kernel: KernelResult) -> str | None:
-    """Why the kernel could not be tested at all, when that is the target's doing rather than the kernel's: its
-    boot failed with no kernel report and before our init ran (QEMU refused the image, a lab failed the job).
-    None when the kernel was tested, or when it crashed or hung: that is the kernel's doing, a finding."""
+    """Why the kernel could not be tested at all, when that is the target's doing rather than the kernel's:
+    nothing started (QEMU refused the image, a lab never ran the job): no banner, no kernel report, no init.
+    None when the kernel was tested, or when it started and crashed or hung: that is the kernel's, a finding."""
     boot = kernel.boot
-    if boot.status != "boot-failed" or kernel.splats or boot.init_uptime_ms is not None:
+    if boot.status not in ("boot-failed", "timeout") or kernel.splats or boot.kernel_started or \
+            boot.init_uptime_ms is not None:
         return None
-    return f"boot-failed: {boot.detail}"
+    return f"{boot.status}: {boot.detail}"
 
 
 def kernel_findings(kernel: KernelResult) -> list[Finding]:
     """What is found of the kernel itself, beside its cases."""
     found = [Finding(kernel.kernel_id, "splat", f"{s.title} ({s.where()})") for s in kernel.splats if s.case is None]
     boot = kernel.boot
-    if boot.status == "boot-failed" and any(s.fatal for s in kernel.splats):
-        fatal = next(s for s in kernel.splats if s.fatal)
+    if untested(kernel) is not None:
+        return found
+    fatal = next((s for s in kernel.splats if s.fatal), None)
+    before_init = boot.status != "ok" and boot.init_uptime_ms is None
+    if boot.status == "boot-failed" and before_init:
+        what = f"{fatal.title} ({fatal.where()})" if fatal else f"no kernel report: {boot.detail}"
+        found.append(Finding(kernel.kernel_id, "crash", f"boot crash: the kernel started and died before init: {what}"))
+    elif boot.status == "boot-failed" and fatal is not None:
         found.append(Finding(kernel.kernel_id, "crash", f"the boot ended in {fatal.title} ({fatal.where()})"))
     elif boot.status == "timeout":
-        found.append(Finding(kernel.kernel_id, "hang", boot.detail))
+        found.append(Finding(kernel.kernel_id, "hang", ("boot hang: the kernel started and hung before init: "
+                                                        if before_init else "") + boot.detail))
     return found
 
 
@@ -178,10 +193,3 @@ def shown(found: list[Finding], kernels: list[KernelResult]) -> list[str]:
             lines.append(f"{kernel.kernel_id}: lost: {len(lost)} cases never reached a verdict "
                          f"({kernel.boot.status}: {kernel.boot.detail}): {', '.join(lost)}")
     return lines
-
-
-def count_line(found: list[Finding]) -> str:
-    """'findings: 3 (1 crash, 2 lost)', or 'findings: none'."""
-    counts = Counter(f.kind for f in found)
-    kinds = ", ".join(f"{counts[k]} {k}" for k in FINDING_KINDS if counts[k])
-    return f"findings: {len(found)} ({kinds})" if found else "findings: none"

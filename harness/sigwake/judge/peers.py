@@ -1,7 +1,10 @@
 """The upstream selftests beside the cases: each test of a peer program read against the case whose facts name
 that program (its root-pass verdict, as the selftests run as root). They agree when the selftest passes where
 the case was delivered (or measured), skips where the kernel refused the case, or fails where the kernel
-failed it; anything else disagrees, and a disagreement is a finding, as is a selftest that did not finish."""
+failed it; anything else disagrees, and a disagreement is a finding, as is a selftest that did not finish.
+A selftest that needs what the machine lacks (programs/peers.NEEDS, as the guest probed it) is not comparable
+there, and no finding; one whose disagreement is known of kernels without a feature (KNOWN) is said, as a
+case's known failure is."""
 
 from __future__ import annotations
 
@@ -10,6 +13,14 @@ from dataclasses import dataclass
 from ..core.model import KernelResult, PeerResult
 from ..core.verdicts import Verdict
 from ..programs.catalogue import Catalogue
+from ..programs.peers import NEEDS
+
+# A selftest's result that is known where its case's kernel lacks the feature: (program, the case's verdict,
+# the selftest's result) -> why. sigtrap_threads asserts that its event opens, so on a kernel without
+# attr.sigtrap (before 97ba62b27867, v5.13) it fails where the case is refused (seen on bullseye's 5.10).
+KNOWN = {("sigtrap_threads", Verdict.UNSUPPORTED, "fail"):
+         "sigtrap_threads fails its setup on a kernel without attr.sigtrap (97ba62b27867, v5.13), where the case "
+         "is refused"}
 
 # What a selftest's result says when the kernel behaves as a verdict says.
 PASSING = (Verdict.DELIVERED, Verdict.MEASURED)
@@ -22,10 +33,16 @@ class PeerComparison:
     case: str | None  # the case its program is compared with; None: no case is
     verdict: Verdict | None  # that case's root verdict (None: it has none)
     agrees: bool | None  # None: nothing to compare (no case, or a verdict that says nothing of the kernel)
+    lacking: str = ""  # what this machine lacks that the selftest needs: not comparable here
+    known: str = ""  # why this disagreement is known of kernels like this one
 
     @property
     def word(self) -> str:
         """How the reports say it."""
+        if self.lacking:
+            return f"not comparable here ({self.lacking})"
+        if self.known:
+            return f"known ({self.known})"
         return "agree" if self.agrees else "disagree" if self.agrees is False else "–"
 
     @property
@@ -36,6 +53,8 @@ class PeerComparison:
     @property
     def finding(self) -> str | None:
         """Why this is a finding, or None."""
+        if self.lacking or self.known:
+            return None
         if self.peer.result == "error":
             return f"upstream {self.peer.program} did not finish: {self.peer.detail}"
         if self.agrees is False:
@@ -54,6 +73,13 @@ def agreement(result: str, verdict: Verdict) -> bool | None:
     return None  # flaky, an error, a boot that ended: the case has no kernel verdict to hold the selftest to
 
 
+def lacking(kernel: KernelResult, program: str) -> str:
+    """What the machine the kernel ran on lacks of what `program` needs ("" when it has all, or was not probed)."""
+    missing = [f"{need}: {kernel.machine[need].removeprefix('no: ')}" for need in NEEDS.get(program, ())
+               if kernel.machine.get(need, "yes").startswith("no")]
+    return "; ".join(missing)
+
+
 def compare(kernel: KernelResult, catalogue: Catalogue) -> list[PeerComparison]:
     """Every peer test of the kernel, in the order it ran, with its case and whether they agree."""
     root = {r.name: r.verdict for r in kernel.reproducers if r.privilege == "root"}
@@ -62,5 +88,6 @@ def compare(kernel: KernelResult, catalogue: Catalogue) -> list[PeerComparison]:
         case = next((c.name for c in catalogue.peers_of(peer.program)), None)
         verdict = root.get(case) if case is not None else None
         agrees = agreement(peer.result, verdict) if verdict is not None and peer.result != "error" else None
-        out.append(PeerComparison(peer, case, verdict, agrees))
+        known = KNOWN.get((peer.program, verdict, peer.result), "") if agrees is False else ""
+        out.append(PeerComparison(peer, case, verdict, agrees, lacking(kernel, peer.program), known))
     return out

@@ -93,6 +93,15 @@ def likeliest_token(console: str) -> str:
     return max(tokens, key=lambda t: tokens[t]) if tokens else ""
 
 
+# The first line every Linux kernel prints (init/main.c's linux_banner): the kernel image started.
+BANNER = re.compile(r"Linux version \d+\.\d+\S* \(")
+
+
+def kernel_banner(console: str) -> str | None:
+    match = BANNER.search(console)
+    return match.group(0) if match else None
+
+
 def panic_line(console: str) -> str | None:
     match = PANIC.search(console)
     return match.group(0) if match else None

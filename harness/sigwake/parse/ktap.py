@@ -21,6 +21,7 @@ SUBTEST_INDENT = "    "
 DIRECTIVES = {"SKIP", "TODO", "XFAIL", "TIMEOUT", "ERROR"}  # ktap.rst's directives
 KEY = protocol.REPORT  # the runner's report keys, as repro/protocol.json names them
 KERNEL_PATH = KEY["kernel_path"]  # the guest's tracer: `# sigwake.kernel_path.<function>=<count>`
+MACHINE = KEY["machine"]  # what the selftests need of the machine: `# sigwake.machine.<name>=yes: ...|no: ...`
 
 
 @dataclass(frozen=True)
@@ -258,6 +259,7 @@ class RunnerReport:
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of (an unknown pass, ...)
     skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target could not run it
     peers: list[PeerRun] = field(default_factory=list)
+    machine: dict[str, str] = field(default_factory=dict)  # capability -> "yes: ..." or "no: ..." (before peers)
     done: bool = False
 
     def last_started(self) -> str:
@@ -322,6 +324,8 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
                 (current or peer).exit_code = int(value)
             elif key == KEY["duration_us"] and (current or peer) is not None:
                 (current or peer).duration_us = int(value)
+            elif key.startswith(MACHINE):
+                report.machine[key[len(MACHINE):]] = value
             elif key.startswith(KERNEL_PATH) and current is not None:
                 current.kernel_path[key[len(KERNEL_PATH):]] = evidence_value(value)
             elif key == KEY["unneeded"] and report.runs:  # in place of one more run of the last case

@@ -58,6 +58,10 @@ class Catalogue:
         """The cases an upstream selftest program's tests are compared with."""
         return [c for c in self.cases.values() if program in c.peers]
 
+    def cases_of(self, programs: list[str]) -> dict[str, tuple[str, ...]]:
+        """Each program's cases, in order (a program the facts do not know: none)."""
+        return {p: tuple(c.name for c in self.cases.values() if c.program == p) for p in programs}
+
     def defining(self, case: str) -> tuple[str, ...]:
         found = self.cases.get(case)
         return found.defining if found else ()

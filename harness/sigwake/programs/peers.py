@@ -11,6 +11,10 @@ from ..core.progress import Progress
 from ..kernels.kernels import KernelCache
 
 SERIES = "6.12"
+# What each selftest needs of the machine beside the kernel (the guest probes it before they run,
+# repro/guest/machine_probe.cc): sigtrap_threads' events are hardware breakpoints, remove_on_exec's count
+# instructions. Without it a selftest fails or skips whatever the kernel does: not comparable there.
+NEEDS = {"sigtrap_threads": ("breakpoint",), "remove_on_exec": ("pmu",), "watermark_signal": ()}
 # Beside perf_events/, the kselftest harness its tests include as "../kselftest_harness.h".
 MEMBERS = ("tools/testing/selftests/kselftest_harness.h", "tools/testing/selftests/kselftest.h",
            "tools/testing/selftests/perf_events")

@@ -14,7 +14,8 @@ from typing import Any
 import jinja2
 
 from ..programs.catalogue import Catalogue
-from ..judge.judgement import count_line, findings, judged_cases, shown
+from ..judge.gate import Gate
+from ..judge.judgement import findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
@@ -70,7 +71,7 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
     commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
-        passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=count_line(found), splats=splats,
+        passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=Gate(found).last_line(), splats=splats,
         peers=peers,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
         outcomes=outcome_rows(validations or [], bisections or []))

@@ -152,7 +152,7 @@ def _peer_test(kernel: KernelResult, c: PeerComparison, origin: str, build_id: s
     path = f"peer.{_token(c.peer.program)}.{_token(c.peer.test)}"
     test: dict[str, Any] = {
         "id": f"{build_id}:{path}", "origin": origin, "build_id": build_id, "path": path,
-        "status": PEER_STATUS[c.peer.result], "start_time": kernel.recorded_at, "log_url": log_url,
+        "status": "SKIP" if c.lacking else PEER_STATUS[c.peer.result], "start_time": kernel.recorded_at, "log_url": log_url,
         "misc": {"upstream": "tools/testing/selftests/perf_events", "result": c.peer.result, "agreement": c.word,
                  "console_line": c.peer.console_line}}
     if c.case is not None:

@@ -8,7 +8,8 @@ from typing import Callable
 
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
-from ..judge.judgement import count_line, findings, judged_cases, shown
+from ..judge.gate import Gate
+from ..judge.judgement import findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
@@ -94,7 +95,7 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
         "timeout, boot-failed. Evidence: records written, poll readiness, signals received, si_code of the first "
         "(1 = POLL_IN). A cell marked ≠ is a finding (see Findings).",
         "",
-        f"**{count_line(found)}**",
+        f"**{Gate(found).last_line()}**",
     ]
     if found:
         lines += ["", "## Findings", ""] + [f"- {line}" for line in shown(found, ordered)]

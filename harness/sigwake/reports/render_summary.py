@@ -9,7 +9,8 @@ from collections import Counter
 
 from ..programs.catalogue import Catalogue
 from ..judge.expectations import HEADLINE
-from ..judge.judgement import Outcome, count_line, findings, judged_cases, shown, untested
+from ..judge.gate import of_run
+from ..judge.judgement import Outcome, judged_cases, shown
 from ..core.model import KernelResult
 from .report_input import Format, ReportInput
 
@@ -28,12 +29,11 @@ def kernel_line(kernel: KernelResult, catalogue: Catalogue) -> str:
 def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[str] | None = None) -> str:
     """`not_tested`: kernels that never got as far as a result (could not be fetched or built)."""
     ordered = sorted(kernels, key=KernelResult.order)
-    found = findings(ordered, catalogue)
-    lines = [f"finding: {line}" for line in shown(found, ordered)]
+    gate = of_run(ordered, catalogue, not_tested)
+    lines = [f"finding: {line}" for line in shown(gate.findings, ordered)]
     lines += [kernel_line(k, catalogue) for k in ordered]
-    untestable = [*(f"{k.kernel_id}: {why}" for k in ordered if (why := untested(k)) is not None), *(not_tested or [])]
-    lines += [f"not tested: {why}" for why in untestable]
-    lines.append(count_line(found) + (f"; not tested: {len(untestable)}" if untestable else ""))
+    lines += [f"not tested: {why}" for why in gate.untested]
+    lines.append(gate.last_line())
     return "\n".join(lines) + "\n"
 
 

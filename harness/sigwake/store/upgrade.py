@@ -3,7 +3,8 @@ upgrades its I/O data step by step. Kernel results, schema 2 -> 3: the kernel
 reports (splats) are read from the console log kept beside the file; with no
 log, none are known and the file says so in its boot warnings. 3 -> 4: the
 runner's `qemu` (QEMU's version) is its `machine`, which names a lab's device
-too. 4 -> 5: no peers ran (the upstream selftests' results are new). QA, the bare list of lines -> schema 1: the same lines under a version."""
+too. 4 -> 5: no peers ran (the upstream selftests' results are new). 5 -> 6: the kernel started when its
+console log shows its banner, or when our init ran. QA, the bare list of lines -> schema 1: the same lines under a version."""
 
 from __future__ import annotations
 
@@ -41,6 +42,12 @@ def schema_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
     return dict(data, schema=5, peers=[])
 
 
+def schema_5_to_6(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
+    text = console_log.read_text(errors="replace") if console_log.exists() else ""
+    started = console.kernel_banner(text) is not None or data["boot"].get("init_uptime_ms") is not None
+    return dict(data, schema=6, boot=dict(data["boot"], kernel_started=started))
+
+
 def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
     """The data at the current schema; older ones step by step. ValueError for a schema not known."""
     if data.get("schema") == 2:
@@ -49,6 +56,8 @@ def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
         data = schema_3_to_4(data)
     if data.get("schema") == 4:
         data = schema_4_to_5(data)
+    if data.get("schema") == 5:
+        data = schema_5_to_6(data, console_log)
     return data
 
 

@@ -38,7 +38,7 @@ def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> Kerne
     console_log.parent.mkdir(parents=True, exist_ok=True)
     console_log.write_text(stdout)
     outcome = interpret(Capture(stdout, code, timed_out, time.monotonic() - start, stderr), token, programs,
-                        config.privileges, timeout_s, config.repeat)
+                        config.privileges, timeout_s, config.repeat, binaries.catalogue.cases_of(programs))
     if outcome.boot.status == "ok":  # nothing booted: the host ran it
         outcome = dataclasses.replace(outcome, boot=dataclasses.replace(outcome.boot, status="native"))
     return outcome

@@ -28,6 +28,7 @@ class KernelOutcome:
     splats: list[Splat] = field(default_factory=list)  # kernel reports on the console, each with its case
     version: str = ""  # uname -v
     peers: list[PeerResult] = field(default_factory=list)  # the upstream selftests' tests, when they ran
+    machine: dict[str, str] = field(default_factory=dict)  # what the selftests need of the machine, as probed
 
 
 def boot_status(outcome: Capture, report: ktap.RunnerReport, timeout_s: float) -> tuple[str, str]:
@@ -135,9 +136,10 @@ def peer_results(peer: ktap.PeerRun, offset: int) -> list[PeerResult]:
 
 
 def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[str, ...],
-                  repeat: int | None = None) -> KernelOutcome:
+                  repeat: int | None = None, cases: dict[str, tuple[str, ...]] | None = None) -> KernelOutcome:
     """One kernel's outcome from its boots: the first, and the fresh ones that carried on after a crash; with
-    `repeat`, each case must have been reported that many times."""
+    `repeat`, each case must have been reported that many times. A program that never ran is lost case by
+    case, each of its `cases` (the program's name alone when none are known) with why."""
     runs = [run for boot in boots for run in case_runs(boot)]
     last = boots[-1]
     ran = {(run.privilege, run.program) for boot in boots for run in boot.report.runs}
@@ -146,12 +148,10 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
         for program in programs:
             if (privilege, program) in ran:
                 continue
-            if last.status != "ok":
-                runs.append(CaseRun(program, privilege, last.cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}", {},
-                                    reported=False))
-            else:
-                runs.append(CaseRun(program, privilege, Verdict.ERROR, "the guest did not report this reproducer", {},
-                                    reported=False))
+            verdict, why = (last.cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}") if last.status != "ok" \
+                else (Verdict.ERROR, "the guest did not report this reproducer")
+            runs += [CaseRun(name, privilege, verdict, why, {}, reported=False)
+                     for name in (cases or {}).get(program) or (program,)]
 
     pass_seconds: dict[str, float] = {}
     for run in (run for boot in boots for run in boot.report.runs):
@@ -166,16 +166,20 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                       boots[0].report.init_uptime_ms, detail, sum(b.rejected for b in boots),
                       console.tail(first_bad.outcome.console) if first_bad.status != "ok" else None,
                       {k: round(v, 3) for k, v in pass_seconds.items()},
-                      [w for b in boots for w in b.report.warnings], len(boots))
+                      [w for b in boots for w in b.report.warnings], len(boots),
+                      any(console.kernel_banner(b.outcome.console) for b in boots) or
+                      boots[0].report.init_uptime_ms is not None)
     release = next((b.report.release for b in boots if b.report.release), None)
     paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
     return KernelOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
                         splats=[s for b in boots for s in b.splats],
                         version=next((b.report.version for b in boots if b.report.version), ""),
-                        peers=[p for b in boots for peer in b.report.peers for p in peer_results(peer, b.line_offset)])
+                        peers=[p for b in boots for peer in b.report.peers for p in peer_results(peer, b.line_offset)],
+                        machine={k: v for b in boots for k, v in b.report.machine.items()})
 
 
 def interpret(outcome: Capture, token: str, programs: list[str], privileges: tuple[str, ...],
-              timeout_s: float, repeat: int | None = None) -> KernelOutcome:
+              timeout_s: float, repeat: int | None = None, cases: dict[str, tuple[str, ...]] | None = None
+              ) -> KernelOutcome:
     """One boot (or one run on a host, one lab job) turned into the kernel's outcome."""
-    return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges, repeat)
+    return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges, repeat, cases)

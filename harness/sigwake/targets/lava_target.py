@@ -122,7 +122,7 @@ def _cancel(lab: LavaLab, job_id: int) -> None:
 
 
 def read_back(log_text: str, job: PreparedJob, programs: list[str], config: RunOptions, waited: Waited,
-              console_log: Path) -> KernelOutcome:
+              console_log: Path, cases: dict[str, tuple[str, ...]] | None = None) -> KernelOutcome:
     """A job's log judged as a local boot's console is: the same unframing with the job's token, the
     same parser; LAVA's word on the job is the boot's detail when the init did not report in full."""
     log = parse_log(log_text)
@@ -131,7 +131,7 @@ def read_back(log_text: str, job: PreparedJob, programs: list[str], config: RunO
     seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else 0.0
     outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended)
     judged = interpret(outcome, job.token, programs, config.privileges, config.timeout_for(len(programs)),
-                       config.repeat)
+                       config.repeat, cases)
     if judged.boot.status == "ok" and waited.state is not None and waited.state.health != "Complete":
         judged.boot.detail = ended  # the init reported in full, but LAVA judged the job otherwise: say so
     return judged
@@ -145,13 +145,14 @@ class LavaTarget:
 
     def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
         programs = sorted(binaries.reproducers)
+        cases = binaries.catalogue.cases_of(programs)
         job = prepare_job(self.kernel, self.initrd, len(programs), config, self.lab.files, self.lab.device_type)
         try:
             job_id = self.lab.server.submit(job.definition)
         except LavaError as e:
             self.lab.files.remove(job.initrd_url)
             return read_back("", job, programs, config, Waited(None, False, f"the LAVA job was not submitted: {e}"),
-                             console_log)
+                             console_log, cases)
         try:
             waited = wait_for(self.lab, job_id, job, config.stop)
             try:
@@ -161,7 +162,7 @@ class LavaTarget:
                 waited = Waited(waited.state, waited.timed_out, f"{waited.ended}; its log could not be read: {e}")
         finally:
             self.lab.files.remove(job.initrd_url)
-        judged = read_back(log_text, job, programs, config, waited, console_log)
+        judged = read_back(log_text, job, programs, config, waited, console_log, cases)
         return dataclasses.replace(judged, job_id=str(job_id), job_url=self.lab.server.job_url(job_id))
 
     def describe(self, config: RunOptions) -> Runner:

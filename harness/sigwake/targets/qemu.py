@@ -42,9 +42,10 @@ KVM_API_VERSION = 12
 
 def base_append(arch: str = "amd64") -> tuple[str, ...]:
     """Kernel arguments every boot gets: serial console, panic ends the boot at once (with -no-reboot
-    QEMU then exits), little printk noise."""
+    QEMU then exits), little printk noise: notices and worse reach the console from the first line (the
+    banner is a notice, a report at boot a warning or worse), info and debug do not."""
     machine = MACHINES[arch]
-    return (f"console={machine.console}", "panic=-1", "quiet", "loglevel=4", *machine.extra_append, "rdinit=/init")
+    return (f"console={machine.console}", "panic=-1", "loglevel=6", *machine.extra_append, "rdinit=/init")
 
 
 @dataclass(frozen=True)
