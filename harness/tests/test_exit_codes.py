@@ -70,3 +70,28 @@ def test_usage_and_untestable_input_get_their_codes(tmp_path: Path, capsys: pyte
     patch.write_text("not applied\n")
     assert main(["validate-patch", "--tree", str(tmp_path / "no-tree"), "--patch", str(patch)]) == COULD_NOT_TEST
     assert "could not test" in capsys.readouterr().err
+
+
+def test_a_patch_that_breaks_the_build_is_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from sigwake.commands import cli
+    from sigwake.commands.validate import PatchedBuildFailed
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise PatchedBuildFailed("the base built, the patched tree does not: make failed (2)")
+    monkeypatch.setattr(cli, "validate_patch", fail)
+    patch = tmp_path / "0001-fix.patch"
+    patch.write_text("")
+    assert main(["validate-patch", "--tree", str(tmp_path), "--patch", str(patch), "--results", str(tmp_path)]) == 1
+    assert "finding: the base built, the patched tree does not" in capsys.readouterr().err
+
+
+def test_a_package_that_cannot_be_fetched_is_a_skipped_step(tmp_path: Path) -> None:
+    from sigwake.commands.bisect import PackageTester
+    from sigwake.kernels.debian import DebianError, Package
+
+    def fetch(package: Package) -> object:
+        raise DebianError(f"{package.name} {package.version}: 404 Not Found")
+    tester = PackageTester(fetch, {"p 1": Package("sid", "p", "1")}, None)  # type: ignore[arg-type]
+    probed = tester.judge("p 1")
+    assert probed.verdict is None and "could not be fetched: p 1: 404 Not Found" in probed.note

@@ -14,7 +14,7 @@ from sigwake.commands import qa
 from sigwake.commands.bisect import BisectError, BisectReport, ListSearch, Probed, bisect, probed_of
 from sigwake.commands.cli import REPO, summary_exit
 from sigwake.commands.orchestrator import RunConfig, RunSummary
-from sigwake.commands.validate import new_reports, pair
+from sigwake.commands.validate import boot_problems, new_reports, pair
 from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING
 from sigwake.core.model import CUT_OFF, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, QaLine, QaStep, \
     ReproResult, Runner, Splat
@@ -74,10 +74,8 @@ KINDS: dict[str, KernelOutcome] = {
 }
 
 
-def as_result(outcome: KernelOutcome) -> KernelResult:
-    return KernelResult(RELEASE, outcome.release, Origin("debian", f"linux-image-{RELEASE}", "1", "trixie"),
-                        Runner("qemu", 5), outcome.boot, outcome.reproducers, "2026-12-01T00:00:00+00:00", "test",
-                        outcome.paranoid, outcome.splats, outcome.version, outcome.peers, outcome.machine)
+def as_result(outcome: KernelOutcome, mode: str = "qemu") -> KernelResult:
+    return outcome.as_result(RELEASE, Runner(mode, 5), Origin("debian", f"linux-image-{RELEASE}", "1", "trixie"))
 
 
 def run_exit(outcome: KernelOutcome, catalogue: Catalogue) -> int:
@@ -85,20 +83,21 @@ def run_exit(outcome: KernelOutcome, catalogue: Catalogue) -> int:
 
 
 def validate_exit(base: KernelOutcome, patched: KernelOutcome, catalogue: Catalogue) -> int:
-    return gate.of_changes(pair(base, patched, catalogue), new_reports(base, patched)).exit_code
+    return gate.of_changes(pair(base, patched, catalogue), new_reports(base, patched),
+                           boot_problems(base, patched)).exit_code
 
 
-def bisection(step: KernelOutcome, catalogue: Catalogue) -> BisectReport:
-    """c0 .. c6, not-delivered up to c4 and delivered from c5 (on 6.1 kernels, where that is known), with c3's
-    kernel the kind under judgement: the first judged, and one the answer (c5) does not hang on, so a step
-    marked skip leaves it certain."""
+def bisection(step: KernelOutcome, catalogue: Catalogue, at: int = 3) -> BisectReport:
+    """c0 .. c6, not-delivered up to c4 and delivered from c5 (on 6.1 kernels, where that is known), with the
+    kernel at `at` the kind under judgement: by default c3, the first judged, and one the answer (c5) does not
+    hang on, so a step marked skip leaves it certain."""
     def on_6_1(outcome: KernelOutcome) -> KernelOutcome:
         return dataclasses.replace(outcome, release="6.1.0-57-amd64")
 
     class Tester:
         def judge(self, candidate: str) -> Probed:
             number = int(candidate[1:])
-            given = step if number == 3 else kernel(ran(N)) if number < 5 else GOOD
+            given = step if number == at else kernel(ran(N)) if number < 5 else GOOD
             return probed_of(on_6_1(given), candidate, CASE, 5, catalogue)
 
     return bisect(ListSearch([f"c{i}" for i in range(7)]), Tester(), "c0", "c6")
@@ -119,12 +118,13 @@ def qa_exit(step: KernelOutcome, catalogue: Catalogue, monkeypatch: pytest.Monke
     return summary_exit(RunSummary([as_result(GOOD)]), catalogue, found)
 
 
-F, U, O = FINDING, COULD_NOT_TEST, NO_FINDING
-# kind: run, validate-patch (patched kernel; the base is GOOD), bisect (the step), qa (a package its bisection met)
+F, U, O, NA = FINDING, COULD_NOT_TEST, NO_FINDING, None
+# kind: run, validate-patch (patched kernel; the base is GOOD), bisect (the step), qa (a package its bisection met;
+# qa's own run is judged as run's is, so its column holds what its bisections add)
 TABLE = {
     "nothing": (O, O, O, O),
     "regression": (F, F, O, O),  # a bisection's step with the old verdict is its answer, not a finding
-    "change": (F, F, O, O),  # a third verdict in a bisection is a skip, named beside a certain answer
+    "change": (F, F, F, F),  # a third verdict in a bisection: the behaviour did not change in one step
     "lost": (F, F, F, F),
     "splat in a case": (F, F, F, F),
     "splat outside every case": (F, F, F, F),
@@ -134,13 +134,20 @@ TABLE = {
     "split": (F, F, F, F),
     "refusal": (F, F, F, F),
     "unjudgeable": (F, F, F, F),  # the reproducer's own error on the kernel under judgement
-    "nothing started": (U, F, O, O),  # a patched kernel that never starts lost every case; a step: a skip
-    "peer disagreement": (F, O, O, O),  # only run compares the upstream selftests
+    "nothing started": (U, U, O, O),  # the target's doing: nothing judged; a step: a skip beside a certain answer
+    "splat in another case": (F, F, F, F),  # the bisected case is right; the same boot's other case splatted
+    "hang at power-off": (F, F, F, F),  # every case reported, then the console went silent
+    "peer disagreement": (F, NA, NA, NA),  # only run compares the upstream selftests
 }
+KINDS["splat in another case"] = dataclasses.replace(
+    GOOD, reproducers=[ran(D), dataclasses.replace(ran(D), name="watermark_poll")],
+    splats=[splat("watermark_poll")])
+KINDS["hang at power-off"] = kernel(ran(D), BootRecord("timeout", 90.0, 900, "the console was silent for 40 s",
+                                                       kernel_started=True))
 
 
 @pytest.mark.parametrize("kind", TABLE)
-@pytest.mark.parametrize("command", ["run", "validate-patch", "bisect", "qa"])
+@pytest.mark.parametrize("command", ["run", "validate-patch", "bisect", "qa"])  # skips: the NA cells
 def test_each_command_exits_by_each_kind(command: str, kind: str, catalogue: Catalogue, tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     subject = KINDS[kind]
@@ -149,24 +156,30 @@ def test_each_command_exits_by_each_kind(command: str, kind: str, catalogue: Cat
            "bisect": lambda: bisect_exit(subject, catalogue),
            "qa": lambda: qa_exit(subject, catalogue, monkeypatch, tmp_path)}[command]()
     wanted = TABLE[kind][["run", "validate-patch", "bisect", "qa"].index(command)]
+    if wanted is None:
+        pytest.skip(f"{command} does not read what {kind} is made of")
     assert got == wanted, f"{command} given {kind} exits {got}, must exit {wanted}"
 
 
 @pytest.mark.parametrize("kind, wanted", [
     ("regression", F),  # a base right in some runs, the patched kernel wrong in every one
     ("unjudgeable", U), ("nothing started", U), ("hang", U), ("crash", U), ("silent boot death", U),
-    ("nothing", U),
+    ("split", U), ("lost", F),
 ])
 def test_validate_patch_over_a_base_it_cannot_judge(kind: str, wanted: int, catalogue: Catalogue) -> None:
-    # the base kind is under judgement now: a split base and a patched kernel of that kind (GOOD where the
-    # base's kind is no split)
-    base = KINDS["split"] if kind == "regression" else KINDS[kind]
-    patched = KINDS["regression"] if kind == "regression" else GOOD
-    if kind == "nothing":
-        base = KINDS["split"]  # split on the base, right in every run after: a fix, and still nothing judged wrong
-        assert validate_exit(base, patched, catalogue) == O
-        base, patched = KINDS["split"], KINDS["split"]  # split on both: the base cannot judge it
+    # the base is of the kind under judgement; the patched kernel is GOOD, but for a base that split: then
+    # wrong in every run (regression), right in every run (split: five right runs do not prove the split
+    # gone), or lost to a crash (lost)
+    base = KINDS["split"] if kind in ("regression", "split", "lost") else KINDS[kind]
+    patched = {"regression": KINDS["regression"], "lost": KINDS["crash"]}.get(kind, GOOD)
     assert validate_exit(base, patched, catalogue) == wanted
+
+
+def test_an_endpoint_the_kernel_failed_is_a_finding_and_one_the_target_failed_untested(catalogue: Catalogue) -> None:
+    for kind, code in (("crash", F), ("hang", F), ("split", F), ("nothing started", U)):
+        with pytest.raises(BisectError) as stopped:
+            bisection(KINDS[kind], catalogue, at=0)
+        assert stopped.value.exit_code == code, (kind, str(stopped.value))
 
 
 def test_a_bisection_step_that_hangs_or_crashes_is_named_beside_the_answer(catalogue: Catalogue) -> None:
@@ -202,17 +215,26 @@ def test_qa_says_what_its_bisections_could_not_do(catalogue: Catalogue, tmp_path
     assert '"exit_code": 1' in stored.read_text() and '"problem": "hang"' in stored.read_text()
 
 
-def test_a_capability_this_machine_lacks_is_no_finding(catalogue: Catalogue) -> None:
+@pytest.mark.parametrize("mode, probed, wanted", [
+    # the host: this machine's hypervisor gives no working debug registers
+    ("native", "no: counted 0 of 1000 writes", NO_FINDING),
+    ("native", "yes: counted 1000 of 1000 writes", FINDING),
+    # a guest whose kernel refuses the event outright knows no such hardware: the machine's
+    ("qemu", "no: perf_event_open: ENOENT: the kernel does not know this event type or config", NO_FINDING),
+    # a guest whose breakpoint opens and counts wrong: the kernel's, so the selftest's failure stands
+    ("qemu", "no: counted 0 of 1000 writes", FINDING),
+])
+def test_a_capability_this_machine_lacks_is_no_finding(mode: str, probed: str, wanted: int,
+                                                       catalogue: Catalogue) -> None:
     failing = PeerResult("sigtrap_threads", "sigtrap_threads.remain_disabled", "fail", "no SIGTRAP")
-    for probed, wanted in (("no: counted 0 of 1000 writes", NO_FINDING), ("yes: counted 1000 of 1000 writes", FINDING)):
-        machine = dataclasses.replace(kernel(ran(D), peers=(failing,)), machine={"breakpoint": probed})
-        machine.reproducers.append(dataclasses.replace(ran(D), name="sigtrap_inherit_thread"))
-        assert run_exit(machine, catalogue) == wanted, probed
-    [said] = compare(as_result(machine), catalogue)
-    assert said.word == "disagree"
-    lacking = dataclasses.replace(machine, machine={"breakpoint": "no: counted 0 of 1000 writes"})
-    [said] = compare(as_result(lacking), catalogue)
-    assert said.word == "not comparable here (breakpoint: counted 0 of 1000 writes)" and said.finding is None
+    machine = dataclasses.replace(kernel(ran(D), peers=(failing,)), machine={"breakpoint": probed})
+    machine.reproducers.append(dataclasses.replace(ran(D), name="sigtrap_inherit_thread"))
+    assert summary_exit(RunSummary([as_result(machine, mode)]), catalogue) == wanted
+    [said] = compare(as_result(machine, mode), catalogue)
+    assert said.word.startswith("not comparable here (breakpoint: ") == (wanted == NO_FINDING), said.word
+    # a selftest that did not finish is a finding even there: a missing feature fails or skips it
+    hung = dataclasses.replace(machine, peers=[PeerResult("sigtrap_threads", "sigtrap_threads", "error", "TIMEOUT")])
+    assert summary_exit(RunSummary([as_result(hung, mode)]), catalogue) == FINDING
 
 
 def test_a_peers_known_disagreement_is_a_fact(catalogue: Catalogue) -> None:

@@ -23,7 +23,9 @@ D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
 
 
 def boot(*cases: ReproResult, status: str = "ok") -> KernelOutcome:
-    return KernelOutcome("6.12.0", BootRecord(status, detail="" if status == "ok" else "Kernel panic"), list(cases), {})
+    """A boot of a kernel that started (its banner printed, its init ran), as a mutant kernel's boots are."""
+    return KernelOutcome("6.12.0", BootRecord(status, None, 900, detail="" if status == "ok" else "Kernel panic",
+                                              kernel_started=True), list(cases), {})
 
 
 def case(verdict: Verdict, runs: dict[str, int] | None = None, **evidence: int) -> ReproResult:

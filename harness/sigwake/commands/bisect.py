@@ -26,16 +26,16 @@ import apt_pkg
 from ..programs.binaries import Binaries
 from ..kernels.build import BuildError, BuildRequest, KernelBuilder, git
 from ..core import debian_names
-from ..kernels.debian import SUITE_SOURCES, Package, compare_versions
+from ..kernels.debian import SUITE_SOURCES, DebianError, Package, compare_versions
 from ..targets.options import RunOptions
 from ..kernels.kernels import Kernel, KernelCache, file_kernel
 from ..core.progress import Progress
 from ..targets.registry import target_for
-from ..core.model import KernelResult, Origin, Runner
+from ..core.model import Runner
 from ..core.outcomes import BisectionRecord, Mark, Step, now
 from ..core.verdicts import Verdict
-from ..judge.gate import STEP_PROBLEM_OF
-from ..judge.judgement import judge, kernel_findings, untested
+from ..judge.gate import OTHER_VERDICT, STEP_PROBLEM_OF
+from ..judge.judgement import findings
 from ..programs.catalogue import Catalogue
 from ..targets.interpret import KernelOutcome
 
@@ -133,7 +133,10 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
     ends = dict(zip((old_end, new_end), pool.map(tester.judge, (old_end, new_end))))
     for end, probed in ends.items():
         if probed.verdict is None or probed.verdict is Verdict.FLAKY:
-            raise BisectError(f"endpoint {end} cannot be judged: {probed.note}", 3)
+            # An endpoint whose kernel crashed, hung, split or splatted is that finding; one the target could
+            # not run is untested.
+            problem = f" ({probed.problem}: a finding)" if probed.problem else ""
+            raise BisectError(f"endpoint {end} cannot be judged: {probed.note}{problem}", 1 if probed.problem else 3)
     old, new = ends[old_end].verdict, ends[new_end].verdict
     assert old is not None and new is not None
     if old is new:
@@ -146,7 +149,10 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
         while candidates := (search.next_batch(jobs) if batches else [c for c in [search.next()] if c is not None]):
             for candidate, probed in zip(candidates, pool.map(tester.judge, candidates)):
                 mark, note = mark_of(probed, old, new, split)
-                record(candidate, probed.verdict, note, mark, probed.problem)
+                # A kernel verdict neither old nor new: the behaviour did not change in one step.
+                other = OTHER_VERDICT if mark is Mark.SKIP and probed.verdict is not None and \
+                    probed.verdict.is_kernel_verdict else ""
+                record(candidate, probed.verdict, note, mark, probed.problem or other)
                 search.mark(candidate, mark)
         first = search.first_new()
     finally:
@@ -269,19 +275,13 @@ class Probe:
 
 
 def probed_of(outcome: KernelOutcome, label: str, case: str, repeat: int, catalogue: Catalogue) -> Probed:
-    """One candidate's boot judged as a run's is (judgement.py): the case's root verdict, or none and why; the
-    step's problem, the first of a crash, a hang (a death or hang cut the case off counts as one), a split, a
-    kernel report, a refusal or the reproducer's error."""
-    result = KernelResult(label, outcome.release, Origin("file"), Runner("qemu", repeat), outcome.boot,
-                          outcome.reproducers, now(), "", outcome.paranoid, outcome.splats, outcome.version)
+    """One candidate's boot judged as a run's is (judgement.findings, every case of every pass that ran, the
+    boot itself): the case's root verdict, or none and why; the step's problem, the first of a crash, a hang,
+    a split, a kernel report, a refusal or a reproducer's error (gate.STEP_PROBLEM_OF)."""
+    result = outcome.as_result(label, Runner("qemu", repeat))
     splatted = "; ".join(f"kernel splat: {s.title} ({s.where()})" for s in outcome.splats)
-    kinds = [f.kind for f in kernel_findings(result)]
+    kinds = {f.kind for f in findings([result], catalogue)}
     case_result = next((r for r in outcome.reproducers if r.name == case and r.privilege == "root"), None)
-    judged = judge(result, case_result, catalogue) if case_result is not None else None
-    if judged is not None and judged.finding is not None:
-        kinds.append(judged.finding)
-    if "lost" in kinds or (outcome.boot.status != "ok" and untested(result) is None):
-        kinds.append("hang" if outcome.boot.status == "timeout" else "crash")
     problem = next((STEP_PROBLEM_OF[k] for k in STEP_PROBLEM_OF if k in kinds and STEP_PROBLEM_OF[k]), "")
     if outcome.boot.status != "ok" or case_result is None:
         boot = f"boot {outcome.boot.status}: {outcome.boot.detail}" if outcome.boot.status != "ok" else \
@@ -351,7 +351,11 @@ class PackageTester:
 
     def judge(self, candidate: str) -> Probed:
         package = self.packages[candidate]
-        return self.probe.judge(self.fetch(package), f"{package.name}_{package.version}")
+        try:
+            kernel = self.fetch(package)
+        except (DebianError, OSError) as e:  # skipped and said, the steps judged so far kept
+            return Probed(None, f"could not be fetched: {e}")
+        return self.probe.judge(kernel, f"{package.name}_{package.version}")
 
 
 def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Progress, jobs: int = 1,

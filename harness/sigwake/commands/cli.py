@@ -17,7 +17,7 @@ from ..programs import binaries
 from ..kernels import kconfig
 from ..core import protocol
 from ..targets import qemu
-from ..core.exit_codes import COULD_NOT_TEST, INTERRUPTED, NO_FINDING, USAGE
+from ..core.exit_codes import COULD_NOT_TEST, FINDING, INTERRUPTED, NO_FINDING, USAGE
 from ..judge import gate
 from ..reports.render_summary import render_summary
 from ..reports.report import FORMATS, ReportOptions, render, write_reports
@@ -39,7 +39,7 @@ from ..kernels.patches import PatchError
 from ..core.progress import Progress
 from .qa import QaConfig, render_qa, run_qa
 from ..judge.expectations import HEADLINE
-from .validate import validate_patch, validation_record
+from .validate import PatchedBuildFailed, validate_patch, validation_record
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -250,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "qa":
             return qa_command(args)
         return run_command(args)
+    except PatchedBuildFailed as e:
+        print(f"sigwake {args.command}: finding: {e}", file=sys.stderr)
+        return FINDING
     except (ValueError, PatchError) as e:  # what the command line asked cannot be (a patch that does not apply)
         print(f"sigwake {args.command}: {e}", file=sys.stderr)
         return USAGE
@@ -342,7 +345,8 @@ def qa_command(args: argparse.Namespace) -> int:
     def probe_for(arch: str) -> Probe:
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress).select([HEADLINE])
         work = own_directory(args.cache / "bisect" / arch)
-        host = RunOptions(qemu.choose_accel(args.accel), repeat=args.repeat, agree=agree_of(args), privileges=("root",))
+        # A bisection is a gate: every package it judges runs the case --repeat times.
+        host = RunOptions(qemu.choose_accel(args.accel), repeat=args.repeat, agree=args.repeat, privileges=("root",))
         return Probe(built, HEADLINE, HEADLINE, options_for_arch(host, arch, args.accel), work)
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -411,7 +415,9 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
         print(f"  {change}")
     for report in result.reports:
         print(f"  new kernel report on the patched kernel: {report}")
-    judged = gate.of_changes(result.changes, result.reports)
+    for problem in result.problems:
+        print(f"  {problem.kind}: {problem.text}")
+    judged = gate.of_changes(result.changes, result.reports, result.problems)
     record = validation_record(result, str(args.tree), [p.name for p in args.patch], list(config.privileges),
                                config.repeat, source_commit(REPO), judged.last_line(), judged.exit_code)
     print(f"consoles and initramfs in {work}")

@@ -22,12 +22,12 @@ from ..targets.options import RunOptions
 from ..targets.interpret import KernelOutcome
 from ..core.progress import Progress
 from ..core.model import CUT_OFF, NEVER_RAN
-from ..core.outcomes import CaseChange
+from ..core.outcomes import FINDINGS, CaseChange
 from .validate import boot_built, pair
 from ..core.verdicts import Verdict
 
 # The outcomes that say "this kernel behaves differently"; "could not test" does not.
-DETECTING = ("regresses", "changes", "fixes", "lost")
+DETECTING = (*FINDINGS, "fixes")
 
 # Boots a built kernel under a label ("unpatched", a mutant's name, "... again"): the real one boots it under
 # QEMU; tests give a fake.

@@ -5,7 +5,6 @@ the matrix."""
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import os
 import subprocess
 import threading
@@ -84,12 +83,9 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, options: RunOpti
     """Runs the case loop on one target and makes its result (the caller stores it)."""
     results_dir.mkdir(parents=True, exist_ok=True)
     outcome = target.run(built, options, console_log_path(results_dir, target.kernel.id))
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     runner = dataclasses.replace(target.describe(options), skipped_passes=outcome.skipped, programs=programs)
-    origin = target.kernel.origin.in_job(outcome.job_id, outcome.job_url)
-    return KernelResult(target.kernel.id, outcome.release, origin, runner, outcome.boot,
-                        outcome.reproducers, now, commit, outcome.paranoid, outcome.splats, outcome.version,
-                        outcome.peers, outcome.machine)
+    return outcome.as_result(target.kernel.id, runner, target.kernel.origin.in_job(outcome.job_id, outcome.job_url),
+                             commit)
 
 
 def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:

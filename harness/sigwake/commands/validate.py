@@ -13,13 +13,21 @@ from pathlib import Path
 from ..programs.binaries import Binaries
 from ..programs.catalogue import Catalogue
 from ..judge.change import compare
-from ..kernels.build import BuildRequest, BuiltKernel, KernelBuilder
+from ..kernels.build import BuildError, BuildRequest, BuiltKernel, KernelBuilder
 from ..targets.options import RunOptions
 from ..targets.interpret import KernelOutcome
 from ..kernels.kernels import file_kernel
 from ..targets.registry import QemuTarget
 from ..core.progress import Progress
+from ..core.model import Runner
 from ..core.outcomes import UNJUDGED, CaseChange, ValidationRecord, now
+from ..judge.judgement import Finding, kernel_findings, untested
+
+RUNNER = Runner("qemu", 0)  # what booted both sides, for judging their boots as a run's are
+
+
+class PatchedBuildFailed(BuildError):
+    """The base tree built and the patched one did not: the patch's doing, a finding (not "could not test")."""
 
 
 @dataclass
@@ -28,6 +36,7 @@ class Validation:
     patched: BuiltKernel
     changes: list[CaseChange]
     reports: list[str] = field(default_factory=list)  # kernel reports the patched kernel printed, the base did not
+    problems: list[Finding] = field(default_factory=list)  # the patched kernel's boot crashed or hung, the base's not
 
 
 def new_reports(before: KernelOutcome, after: KernelOutcome) -> list[str]:
@@ -45,12 +54,30 @@ def new_reports(before: KernelOutcome, after: KernelOutcome) -> list[str]:
     return found
 
 
+def boot_problems(before: KernelOutcome, after: KernelOutcome) -> list[Finding]:
+    """A crash or hang of the patched kernel's boot (judgement.kernel_findings) of a kind the base's boot did
+    not show: e.g. a kernel that hangs at power-off after every case reported."""
+    base = {f.kind for f in kernel_findings(before.as_result("base", RUNNER))}
+    return [Finding("patched", f.kind, f"the patched kernel's boot: {f.text}")
+            for f in kernel_findings(after.as_result("patched", RUNNER)) if f.kind in ("crash", "hang")
+            and f.kind not in base]
+
+
+def never_started(outcome: KernelOutcome) -> str | None:
+    """Why nothing of the kernel started (the target's doing: judgement.untested), or None."""
+    return untested(outcome.as_result("kernel", RUNNER))
+
+
 def pair(before: KernelOutcome, after: KernelOutcome, catalogue: Catalogue) -> list[CaseChange]:
     """Every case of either side; one that ran on one kernel only is "lost" (the patched kernel lost it) or,
     for the base, "could not test". A kernel report (splat) on the patched kernel while a case ran, which the
-    base did not print for it, regresses that case whatever its verdict."""
+    base did not print for it, regresses that case whatever its verdict. A patched kernel that never started
+    (nothing booted: the target's doing) could test nothing."""
     before_by_key = {(r.privilege, r.name): r for r in before.reproducers}
     after_by_key = {(r.privilege, r.name): r for r in after.reproducers}
+    if (why := never_started(after)) is not None:
+        return [CaseChange(r.name, r.privilege, UNJUDGED, before_by_key.get((r.privilege, r.name)), r, (),
+                           f"the patched kernel never started: {why}") for r in after.reproducers]
     titles = {side: Counter((s.privilege, s.case, s.title) for s in outcome.splats)
               for side, outcome in (("before", before), ("after", after))}
     changes = []
@@ -81,16 +108,21 @@ def validate_patch(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ..
     """Runs every program of `binaries` (select() them to narrow it) on both kernels; with `jobs` > 1
     both boot at once."""
     base = builder.build(BuildRequest(tree, fragments), progress)
-    patched = builder.build(BuildRequest(tree, fragments, patch_files), progress)
+    try:
+        patched = builder.build(BuildRequest(tree, fragments, patch_files), progress)
+    except BuildError as e:
+        raise PatchedBuildFailed(f"the base built, the patched tree does not: {e}") from e
     initrd = binaries.initramfs(work / "guest.cpio")
     boots = [(base, "base"), (patched, "patched")]
     with ThreadPoolExecutor(max_workers=min(max(jobs, 1), 2)) as pool:
         before, after = pool.map(lambda b: boot_built(b[0], initrd, binaries, config, work / f"{b[1]}.console.log",
                                                       b[1], progress), boots)
-    return Validation(base, patched, pair(before, after, binaries.catalogue), new_reports(before, after))
+    return Validation(base, patched, pair(before, after, binaries.catalogue), new_reports(before, after),
+                      boot_problems(before, after))
 
 
 def validation_record(validation: Validation, tree: str, patches: list[str], passes: list[str], repeat: int,
                       commit: str, last_line: str, exit_code: int) -> ValidationRecord:
     return ValidationRecord(now(), commit, tree, validation.base.tree_state, validation.patched.tree_state, patches,
-                            passes, repeat, list(validation.changes), last_line, exit_code, list(validation.reports))
+                            passes, repeat, list(validation.changes), last_line, exit_code,
+                            [*validation.reports, *(f"{p.kind}: {p.text}" for p in validation.problems)])

@@ -65,7 +65,7 @@ class Step:
     verdict: Verdict | None  # None: not judged (the note says why)
     note: str
     mark: Mark
-    problem: str = ""  # a finding of the step whatever its mark: crash, hang, split or splat (gate.STEP_PROBLEMS)
+    problem: str = ""  # a finding of the step whatever its mark (gate.STEP_PROBLEMS), "" when none
 
 
 @dataclass(frozen=True)

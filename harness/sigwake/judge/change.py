@@ -39,11 +39,11 @@ def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tu
     correct = expectations.correct(catalogue, before.name, before.privilege)
     if before.verdict is Verdict.FLAKY:
         base = split_words(before, correct)
+        if str(correct) in before.runs and after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):
+            return "lost", (), f"the base split ({base}), right in some runs"
         if always_wrong(after, correct) and str(correct) in before.runs:
             return "regresses", (), f"the base split ({base}); wrong in every run after"
-        if correct is not None and after.verdict is correct:
-            return "fixes", (), f"the base split ({base})"
-        return UNJUDGED, (), f"the base split ({base})"
+        return UNJUDGED, (), f"the base split ({base})"  # right after in n runs is no proof that a split is gone
     if not before.verdict.is_kernel_verdict:
         return UNJUDGED, (), f"the base: {before.verdict}" + (f": {before.reason}" if before.reason else "")
     if after.verdict is Verdict.FLAKY:

@@ -21,7 +21,8 @@ from .judgement import FINDING_KINDS, Finding, findings, untested
 # bisection differs from what is known. A case cut off ("lost") is the crash or hang that cut it.
 STEP_PROBLEM_OF = {"crash": "crash", "hang": "hang", "lost": "", "intermittent": "split", "splat": "splat",
                    "refusal": "refusal", "error": "error"}
-STEP_PROBLEMS = tuple(dict.fromkeys(v for v in STEP_PROBLEM_OF.values() if v))
+OTHER_VERDICT = "other verdict"  # a step's kernel verdict that is neither the old nor the new one
+STEP_PROBLEMS = (*dict.fromkeys(v for v in STEP_PROBLEM_OF.values() if v), OTHER_VERDICT)
 # A bisection's own kinds: an answer that is not one commit, and its steps' problems.
 BISECTION_KINDS = ("uncertain", *STEP_PROBLEMS)
 # Every kind a gate counts, in the order its last line counts them.
@@ -48,11 +49,13 @@ class Gate:
         return Gate([*self.findings, *other.findings], [*self.untested, *other.untested])
 
 
-def of_changes(changes: list[CaseChange], new_reports: list[str], kernel_id: str = "patched") -> Gate:
+def of_changes(changes: list[CaseChange], new_reports: list[str], boot_problems: list[Finding] | None = None,
+               kernel_id: str = "patched") -> Gate:
     """validate-patch: each case the patch regressed, changed or lost, each kernel report the patched kernel
-    printed and the base did not (in a case or outside every case); each case the base could not judge."""
+    printed and the base did not (in a case or outside every case), a crash or hang of the patched kernel's
+    boot the base did not show; each case the base could not judge."""
     found = [Finding(kernel_id, c.outcome, str(c)) for c in changes if c.outcome in CHANGE_FINDINGS]
-    found += [Finding(kernel_id, "report", text) for text in new_reports]
+    found += [Finding(kernel_id, "report", text) for text in new_reports] + list(boot_problems or [])
     return Gate(found, [str(c) for c in changes if c.outcome == UNJUDGED])
 
 
@@ -66,7 +69,7 @@ def of_run(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[s
 
 def of_steps(subject: str, first_changed: list[str], steps: list[Step]) -> Gate:
     """bisect: the answer is certain only when it names one candidate; every step whose kernel crashed, hung,
-    split or splatted is a finding beside it, whatever it was marked."""
+    split, splatted, refused, erred or showed a third verdict is a finding beside it, whatever it was marked."""
     found = [Finding(s.candidate, s.problem, f"{subject}: {s.note} (marked {s.mark.value})")
              for s in steps if s.problem]
     if len(first_changed) != 1:

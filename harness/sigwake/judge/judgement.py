@@ -165,6 +165,8 @@ def kernel_findings(kernel: KernelResult) -> list[Finding]:
         found.append(Finding(kernel.kernel_id, "crash", f"boot crash: the kernel started and died before init: {what}"))
     elif boot.status == "boot-failed" and fatal is not None:
         found.append(Finding(kernel.kernel_id, "crash", f"the boot ended in {fatal.title} ({fatal.where()})"))
+    elif boot.status == "boot-failed":
+        found.append(Finding(kernel.kernel_id, "crash", f"the boot ended with no kernel report: {boot.detail}"))
     elif boot.status == "timeout":
         found.append(Finding(kernel.kernel_id, "hang", ("boot hang: the kernel started and hung before init: "
                                                         if before_init else "") + boot.detail))

@@ -43,9 +43,13 @@ def schema_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def schema_5_to_6(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
+    """Schema 5 boots printed no banner (quiet loglevel=4): a kernel counts as started unless schema 5 judged
+    it untested (a failed boot with no report and no init), and then only when its console shows the banner."""
+    boot = data["boot"]
     text = console_log.read_text(errors="replace") if console_log.exists() else ""
-    started = console.kernel_banner(text) is not None or data["boot"].get("init_uptime_ms") is not None
-    return dict(data, schema=6, boot=dict(data["boot"], kernel_started=started))
+    untested = boot["status"] == "boot-failed" and not data.get("splats") and boot.get("init_uptime_ms") is None
+    started = not untested or console.kernel_banner(text) is not None
+    return dict(data, schema=6, boot=dict(boot, kernel_started=started))
 
 
 def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..core.model import CUT_OFF, NEVER_RAN, BootRecord, PeerResult, ReproResult, Splat
+from ..core.model import CUT_OFF, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, ReproResult, Runner, Splat
+from ..core.outcomes import now
 from ..core.verdicts import Verdict
 from ..parse import console, ktap, splats
 from ..parse.attribution import attribute
@@ -29,6 +30,11 @@ class KernelOutcome:
     version: str = ""  # uname -v
     peers: list[PeerResult] = field(default_factory=list)  # the upstream selftests' tests, when they ran
     machine: dict[str, str] = field(default_factory=dict)  # what the selftests need of the machine, as probed
+
+    def as_result(self, kernel_id: str, runner: Runner, origin: Origin = Origin("file"), commit: str = "") -> KernelResult:
+        """The outcome as a kernel's result, to be judged as a run's is (a bisection step, a validated kernel)."""
+        return KernelResult(kernel_id, self.release, origin, runner, self.boot, self.reproducers, now(), commit,
+                            self.paranoid, self.splats, self.version, self.peers, self.machine)
 
 
 def boot_status(outcome: Capture, report: ktap.RunnerReport, timeout_s: float) -> tuple[str, str]:
