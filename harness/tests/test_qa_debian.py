@@ -37,7 +37,7 @@ def test_qa_names_the_first_rt_package_that_delivers(built: Binaries, accel: Acc
     config = QaConfig(run, ("amd64",), ("rt",), ("bookworm", "bookworm-backports"))
     probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio",
                   RunOptions(accel, repeat=3, privileges=("root",)), tmp_path)
-    [line], summary = run_qa(config, lambda arch: probe, Progress(quiet=True))
+    [line], summary, _ = run_qa(config, lambda arch: probe, Progress(quiet=True))
 
     assert summary.failures == [] and line.missing == []
     assert [s.verdict for s in line.steps] == ["not-delivered", "delivered"]
