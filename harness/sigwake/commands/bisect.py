@@ -282,7 +282,7 @@ def probed_of(outcome: KernelOutcome, label: str, case: str, repeat: int, catalo
     splatted = "; ".join(f"kernel splat: {s.title} ({s.where()})" for s in outcome.splats)
     kinds = {f.kind for f in findings([result], catalogue)}
     case_result = next((r for r in outcome.reproducers if r.name == case and r.privilege == "root"), None)
-    problem = next((STEP_PROBLEM_OF[k] for k in STEP_PROBLEM_OF if k in kinds and STEP_PROBLEM_OF[k]), "")
+    problem = next((STEP_PROBLEM_OF[k] for k in STEP_PROBLEM_OF if k in kinds), "")
     if outcome.boot.status != "ok" or case_result is None:
         boot = f"boot {outcome.boot.status}: {outcome.boot.detail}" if outcome.boot.status != "ok" else \
             f"{case} was not reported"

@@ -18,11 +18,12 @@ from .judgement import FINDING_KINDS, Finding, findings, untested
 
 # A run's finding kinds that make a bisection step a finding, and what the step calls them, in the order a step
 # is named by the first it has. A difference or a known failure is no problem of a step: one side of every
-# bisection differs from what is known. A case cut off ("lost") is the crash or hang that cut it.
-STEP_PROBLEM_OF = {"crash": "crash", "hang": "hang", "lost": "", "intermittent": "split", "splat": "splat",
+# bisection differs from what is known. A case cut off ("lost") names none of its own: the crash or hang that
+# cut it does (judgement.kernel_findings).
+STEP_PROBLEM_OF = {"crash": "crash", "hang": "hang", "intermittent": "split", "splat": "splat",
                    "refusal": "refusal", "error": "error"}
 OTHER_VERDICT = "other verdict"  # a step's kernel verdict that is neither the old nor the new one
-STEP_PROBLEMS = (*dict.fromkeys(v for v in STEP_PROBLEM_OF.values() if v), OTHER_VERDICT)
+STEP_PROBLEMS = (*STEP_PROBLEM_OF.values(), OTHER_VERDICT)
 # A bisection's own kinds: an answer that is not one commit, and its steps' problems.
 BISECTION_KINDS = ("uncertain", *STEP_PROBLEMS)
 # Every kind a gate counts, in the order its last line counts them.
