@@ -71,6 +71,24 @@ def test_validate_patch_keeps_its_answer_and_the_reports_show_it(tmp_path: Path,
     assert 'id="validations"' in page and 'data-findings="yes"' in page
 
 
+def test_a_validation_whose_only_finding_is_a_kernel_report_shows_it(tmp_path: Path, no_build: None,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     catalogue: Catalogue) -> None:
+    same = [CaseChange("watermark_poll", "root", "no change", ReproResult("watermark_poll", D),
+                       ReproResult("watermark_poll", D))]
+    monkeypatch.setattr(cli, "validate_patch", lambda *args, **kwargs: Validation(
+        kernel("abc"), kernel("abc+p"), same, reports=["WARNING in perf_event_init"]))
+    patch = tmp_path / "0001-warn.patch"
+    patch.write_text("")
+    results = tmp_path / "results"
+    assert cli.main(["validate-patch", "--tree", str(tmp_path), "--patch", str(patch), "--results", str(results),
+                     "--passes", "root"]) == FINDING
+    matrix = render(results, "markdown", ReportOptions(), catalogue)
+    assert "  - kernel report only the patched kernel printed: WARNING in perf_event_init" in matrix
+    page = render(results, "html", ReportOptions(), catalogue)
+    assert 'data-findings="yes"' in page and "WARNING in perf_event_init" in page
+
+
 def test_bisect_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_build: None,
                                                          monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
     steps = [Step("linux-image-6.9.7-amd64", N, "3 runs", Mark.OLD),
@@ -85,6 +103,22 @@ def test_bisect_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_buil
     assert record.steps == steps and (record.old, record.new) == (N, D)
     assert "## Bisections" in render(results, "markdown", ReportOptions(), catalogue)
     assert 'id="bisections"' in render(results, "html", ReportOptions(), catalogue)
+
+
+def test_a_bisection_step_with_a_problem_is_shown_as_a_finding(tmp_path: Path, no_build: None,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               catalogue: Catalogue) -> None:
+    steps = [Step("linux-image-6.9.7-amd64", N, "3 runs", Mark.OLD),
+             Step("linux-image-6.10.1-amd64", None, "boot hang: no console output for 30 s", Mark.SKIP, "hang"),
+             Step("linux-image-6.10.3-amd64", D, "3 runs", Mark.NEW)]
+    report = BisectReport(["linux-image-6.10.3-amd64"], "linux-image-6.9.7-amd64", N, D, steps, 0.9)
+    monkeypatch.setattr(cli, "bisect_debian", lambda *args, **kwargs: report)
+    results = tmp_path / "results"
+    assert cli.main(["bisect", "--debian", "amd64", "--repro", "watermark_sigio", "--results", str(results)]) == FINDING
+    said = "linux-image-6.10.1-amd64: boot hang: no console output for 30 s → skip (finding: hang)"
+    assert f"  - {said}" in render(results, "markdown", ReportOptions(), catalogue)
+    page = render(results, "html", ReportOptions(), catalogue)
+    assert said in page and '<li class="bisection" data-findings="yes">' in page
 
 
 def test_a_stored_record_that_breaks_its_schema_is_named_not_shown(tmp_path: Path) -> None:

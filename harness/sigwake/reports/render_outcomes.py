@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.exit_codes import FINDING
 from ..core.outcomes import BisectionRecord, Step, ValidationRecord
 
 
@@ -14,13 +15,16 @@ def validation_heading(v: ValidationRecord) -> str:
 
 
 def shown_changes(v: ValidationRecord) -> list[str]:
-    """Every change that is a finding, then the rest of what changed; unchanged cases are counted, not listed."""
+    """Every kernel report only the patched kernel printed and every change that is a finding, then the rest of
+    what changed; unchanged cases are counted, not listed."""
     moved = [c for c in v.changes if c.outcome != "no change"]
-    return [str(c) for c in sorted(moved, key=lambda c: not c.is_finding)]
+    return ([f"kernel report only the patched kernel printed: {title}" for title in v.reports]
+            + [str(c) for c in sorted(moved, key=lambda c: not c.is_finding)])
 
 
 def step_line(s: Step) -> str:
-    return f"{s.candidate}: {s.note} → {s.mark.value}"
+    problem = f" (finding: {s.problem})" if s.problem else ""
+    return f"{s.candidate}: {s.note} → {s.mark.value}{problem}"
 
 
 def bisection_heading(b: BisectionRecord) -> str:
@@ -47,9 +51,10 @@ def outcome_lines(validations: list[ValidationRecord], bisections: list[Bisectio
 def outcome_rows(validations: list[ValidationRecord], bisections: list[BisectionRecord]) -> dict[str, Any]:
     """What the page's sections show, newest first."""
     return {
-        "validations": [{"heading": validation_heading(v), "findings": any(c.is_finding for c in v.changes),
+        "validations": [{"heading": validation_heading(v), "findings": v.exit_code == FINDING,  # the gate's word
                          "changes": shown_changes(v)}
                         for v in sorted(validations, key=lambda v: v.recorded_at, reverse=True)],
-        "bisections": [{"heading": bisection_heading(b), "steps": [step_line(s) for s in b.steps]}
+        "bisections": [{"heading": bisection_heading(b), "findings": b.exit_code == FINDING,
+                        "steps": [step_line(s) for s in b.steps]}
                        for b in sorted(bisections, key=lambda b: b.recorded_at, reverse=True)],
     }
