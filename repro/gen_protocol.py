@@ -35,7 +35,8 @@ def main() -> None:
             f"inline constexpr long long kDefaultAgree = {protocol['defaults']['agree']};",
             f"inline constexpr long long kDefaultTimeoutMs = {protocol['defaults']['timeout_ms']};",
             f"inline constexpr long long kDefaultPeerTimeoutMs = {protocol['defaults']['peer_timeout_ms']};",
-            f"inline constexpr const char* kTokenFile = \"{protocol['token_file']}\";"]
+            f"inline constexpr const char* kTokenFile = \"{protocol['token_file']}\";",
+            f"inline constexpr const char* kLavaFile = \"{protocol['lava_file']}\";"]
     out += [f"inline constexpr const char* kKey{''.join(p.capitalize() for p in key.split('_'))} = \"{value}\";"
             for key, value in protocol["command_line"].items()]
     # The runner's report (`# <key>=<value>` lines): each key by name, and the table of them all.

@@ -17,6 +17,8 @@ import yaml
 from lava_lab import free_port
 from sigwake.parse import console
 from sigwake.programs import initramfs
+from sigwake.judge.lava_results import lava_table
+from sigwake.programs.catalogue import Catalogue
 from sigwake.targets import qemu
 from sigwake.commands.cli import REPO, main
 from sigwake.targets.options import RunOptions
@@ -34,6 +36,7 @@ from sigwake.core.verdicts import Verdict
 from image_files import corrupt_bzimage
 
 TCG = qemu.Accel("tcg", "test")
+NO_TABLE = lava_table(Catalogue({}), ("root",), "debian")
 
 
 @pytest.fixture
@@ -54,7 +57,7 @@ def shared_initrd(tmp_path: Path) -> Path:
 def test_a_job_boots_as_qemu_here_does(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
     config = RunOptions(TCG, repeat=2, privileges=("root", "user-paranoid2"))
     files = default_files(tmp_path / "files")
-    job = prepare_job(kernel, shared_initrd, 3, config, files, "qemu")
+    job = prepare_job(kernel, shared_initrd, NO_TABLE, 3, config, files, "qemu")
     definition = yaml.safe_load(job.definition)
     deploy, boot, test = (next(iter(a.values())) for a in definition["actions"])
     kernel_arg = deploy["images"]["kernel"]["image_arg"]
@@ -71,33 +74,44 @@ def test_a_job_boots_as_qemu_here_does(kernel: Kernel, shared_initrd: Path, tmp_
     assert own.read_bytes().startswith(shared)
     token_file = {e.path: e.data for e in initramfs.decode(own.read_bytes()[len(shared):])}["sigwake/token"]
     assert token_file == job.token.encode() + b"\n"
-    assert prepare_job(kernel, shared_initrd, 3, config, files, "qemu").token != job.token
+    assert prepare_job(kernel, shared_initrd, NO_TABLE, 3, config, files, "qemu").token != job.token
 
 
 def test_lavas_own_schema_accepts_the_job(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
     schemas = pytest.importorskip("lava_common.schemas", reason="lava-dispatcher is not installed (./sigwake test installs it)")
-    job = prepare_job(kernel, shared_initrd, 3, RunOptions(TCG), default_files(tmp_path), "qemu")
+    job = prepare_job(kernel, shared_initrd, NO_TABLE, 3, RunOptions(TCG), default_files(tmp_path), "qemu")
     schemas.validate(yaml.safe_load(job.definition), strict=True)
 
 
 def test_kvm_is_asked_of_the_device_type(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    job = prepare_job(kernel, shared_initrd, 1, RunOptions(qemu.Accel("kvm", "lab")), default_files(tmp_path), "qemu")
+    job = prepare_job(kernel, shared_initrd, NO_TABLE, 1, RunOptions(qemu.Accel("kvm", "lab")), default_files(tmp_path), "qemu")
     assert "no_kvm" not in yaml.safe_load(job.definition)["context"]
 
 
 def test_the_monitor_matches_this_jobs_frames_only(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    job = prepare_job(kernel, shared_initrd, 1, RunOptions(TCG), default_files(tmp_path), "qemu")
+    job = prepare_job(kernel, shared_initrd, NO_TABLE, 1, RunOptions(TCG), default_files(tmp_path), "qemu")
     monitor = yaml.safe_load(job.definition)["actions"][2]["test"]["monitors"][0]
-    result = console.frame_line(job.token, 7, "not ok 3 watermark_sigio.watermark_sigio [root run 1]")
-    match = re.search(monitor["pattern"], result)
-    assert match and match["result"] == "not ok" and match["test_case_id"] == "watermark_sigio.watermark_sigio"
-    assert not re.search(monitor["pattern"], console.frame_line("0" * 16, 7, "ok 3 forged"))
+    said = "# sigwake.lava=pass watermark_sigio.watermark_sigio [user-paranoid1 run 2]"
+    match = re.search(monitor["pattern"], console.frame_line(job.token, 7, said))
+    assert match and match["result"] == "pass"
+    assert match["test_case_id"] == "watermark_sigio.watermark_sigio [user-paranoid1 run 2]"  # the pass and the run
+    # The KTAP result line is the harness's; LAVA's word is the guest's judged line alone.
+    assert not re.search(monitor["pattern"], console.frame_line(job.token, 7, "not ok 3 watermark_sigio.watermark_sigio [root run 1]"))
+    assert not re.search(monitor["pattern"], console.frame_line(job.token, 7, said)[:-8])  # a line LAVA has in part
+    assert not re.search(monitor["pattern"], console.frame_line("0" * 16, 7, said))
     assert re.search(monitor["end"], console.frame_line(job.token, 99, "# sigwake.done=13"))
     assert re.search(monitor["start"], console.frame_line(job.token, 0, "KTAP version 1"))
 
 
+def test_the_jobs_initramfs_carries_what_lava_shows(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
+    job = prepare_job(kernel, shared_initrd, NO_TABLE, 1, RunOptions(TCG), default_files(tmp_path), "qemu")
+    own = Path(job.initrd_url.removeprefix("file://")).read_bytes()[len(shared_initrd.read_bytes()):]
+    entries = {e.path: e for e in initramfs.decode(own)}
+    assert entries["sigwake/lava"].data == NO_TABLE.encode() and entries["sigwake/lava"].mode & 0o777 == 0o444
+
+
 def test_jobs_json_names_each_jobs_token(kernel: Kernel, shared_initrd: Path, tmp_path: Path) -> None:
-    job = prepare_job(kernel, shared_initrd, 1, RunOptions(TCG), default_files(tmp_path / "files"), "qemu")
+    job = prepare_job(kernel, shared_initrd, NO_TABLE, 1, RunOptions(TCG), default_files(tmp_path / "files"), "qemu")
     write_jobs([job], tmp_path / "jobs")
     manifest = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
     assert manifest[kernel.id]["token"] == job.token
@@ -163,7 +177,7 @@ JOB = PreparedJob("k", "t", "", 0.05, "file:///x")
 
 
 def lab(server: ScriptedServer, start_timeout_s: float = 0.05) -> LavaLab:
-    return LavaLab(server, default_files(Path("/nonexistent")), "qemu", start_timeout_s, poll_s=0.01)  # type: ignore[arg-type]
+    return LavaLab(server, default_files(Path("/nonexistent")), lava_table, "qemu", start_timeout_s, poll_s=0.01)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("states, timed_out, ended, canceled", [
@@ -197,7 +211,8 @@ def test_an_unreachable_lab_is_recorded_for_every_kernel(tmp_path: Path, cache_r
     port = free_port()
     image = tmp_path / "vmlinuz-any"
     image.write_bytes(corrupt_bzimage(4096))  # never booted
-    lab = LavaLab(LavaServer(f"http://127.0.0.1:{port}", "t", request_timeout_s=5), default_files(tmp_path / "files"))
+    lab = LavaLab(LavaServer(f"http://127.0.0.1:{port}", "t", request_timeout_s=5), default_files(tmp_path / "files"),
+                  lava_table)
     config = RunConfig(REPO, REPO / "build", cache_root, tmp_path / "results", (str(image),), lab=lab)
     summary = run_kernels(config, Progress(quiet=True))
     assert summary.failures == [f"LAVA: LAVA at http://127.0.0.1:{port} is unreachable: [Errno 111] Connection refused"]

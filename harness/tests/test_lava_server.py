@@ -20,6 +20,7 @@ from lava_lab import ADMIN_TOKEN, LocalLava, local_lava
 from sigwake.programs.catalogue import Catalogue
 from sigwake.commands.cli import REPO
 from sigwake.kernels.kernels import Kernel
+from sigwake.judge.lava_results import lava_table
 from sigwake.targets.lava_api import LavaServer
 from sigwake.targets.lava_job import default_files
 from sigwake.targets.lava_target import LavaLab
@@ -47,7 +48,8 @@ def lava() -> Iterator[LocalLava]:
 
 def lab_of(lava: LocalLava, tmp_path: Path, token: str = ADMIN_TOKEN, device_type: str = "qemu",
            start_timeout_s: float = 600) -> LavaLab:
-    return LavaLab(LavaServer(lava.url, token), default_files(tmp_path / "files"), device_type, start_timeout_s, 1.0)
+    return LavaLab(LavaServer(lava.url, token), default_files(tmp_path / "files"), lava_table, device_type,
+                   start_timeout_s, 1.0)
 
 
 def run_on(lab: LavaLab, specs: tuple[str, ...], tmp_path: Path, cache_root: Path, catalogue: Catalogue,

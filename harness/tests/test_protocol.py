@@ -21,6 +21,7 @@ def test_cpp_and_python_follow_the_protocol_file(built: Binaries) -> None:
                 f"{v['exit']} {'kernel' if v['kernel'] else 'harness'}" for v in data["verdicts"]]
     expected += [f"passes {','.join(data['passes'])}", *(f"default {k} {v}" for k, v in data["defaults"].items()),
                  *(f"key {k} {v}" for k, v in data["command_line"].items()), f"token_file {data['token_file']}",
+                 f"lava_file {data['lava_file']}",
                  *(f"report {k} {v}" for k, v in data["report_keys"].items())]
     assert printed == expected  # the generated header says what the file says
 

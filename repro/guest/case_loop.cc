@@ -40,27 +40,46 @@ std::string result_line(std::size_t number, const std::string& name, const RunOu
 }
 
 // What every run prints after it ends: its output as a KTAP subtest, its duration, exit and the kernel's taint
-// flags when the run changed them.
-void report_run(const RunOutcome& outcome, std::string& tainted,
+// flags when the run changed them (and then true).
+bool report_run(const RunOutcome& outcome, std::string& tainted,
                 const std::function<void(const std::string&)>& line) {
   std::istringstream lines(outcome.output);
   for (std::string text; std::getline(lines, text);) line("    " + text);
   line(report_line(protocol::kReportDurationUs, std::to_string(outcome.duration_us)));
   if (outcome.exited) line(report_line(protocol::kReportExit, std::to_string(outcome.exit_code)));
-  if (const std::string now = read_value(kTaintedSysctl); now != tainted) {
-    tainted = now;
-    line(report_line(protocol::kReportTainted, tainted));
+  const std::string now = read_value(kTaintedSysctl);
+  if (now == tainted) return false;
+  tainted = now;
+  line(report_line(protocol::kReportTainted, tainted));
+  return true;
+}
+
+// The verdict word a run's case printed last, or "" (it timed out, was killed, or printed none).
+std::string verdict_of(const RunOutcome& run) {
+  if (run.timed_out || !run.exited) return "";
+  const std::string key = "# verdict=";
+  const std::size_t at = run.output.rfind(key);
+  if (at == std::string::npos) return "";
+  const std::size_t start = at + key.size();
+  return run.output.substr(start, run.output.find('\n', start) - start);
+}
+
+// What a LAVA lab is told of a run: its verdict only when the exit code is that verdict's (the harness holds a
+// reproducer to both, parse/outcome.py), else none, which fails there.
+std::string agreed_verdict(const RunOutcome& run) {
+  const std::string verdict = verdict_of(run);
+  for (const protocol::VerdictRule& rule : protocol::kVerdictRules) {
+    if (verdict == rule.word) return run.exit_code == rule.exit_code ? verdict : "";
   }
+  return "";
 }
 
 // How one run ended, for adaptive repeats: its case's verdict line, or how it failed to give one.
 std::string ending(const RunOutcome& run) {
   if (run.timed_out) return "timeout";
   if (!run.exited) return "signal " + std::to_string(run.term_signal);
-  const std::string key = std::string("# verdict=");
-  const std::size_t at = run.output.rfind(key);
-  const std::string verdict = at == std::string::npos ? "none" : run.output.substr(at, run.output.find('\n', at) - at);
-  return verdict + " exit " + std::to_string(run.exit_code);
+  const std::string verdict = verdict_of(run);
+  return "verdict " + (verdict.empty() ? "none" : verdict) + " exit " + std::to_string(run.exit_code);
 }
 
 }  // namespace
@@ -192,13 +211,14 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
       const auto& argv = invocation.argv;
       std::string first_ending;
       bool alike = true;  // every run so far ended as the first did
+      const std::string case_name = program.name + (argv.size() == 3 ? "." + argv[2] : "");
       for (long long run = 0; run < config.repeat; ++run) {
-        const std::string name = program.name + (argv.size() == 3 ? "." + argv[2] : "") + " [" + pass.name + " run " +
-                                 std::to_string(run + 1) + "]";
+        const std::string name = case_name + " [" + pass.name + " run " + std::to_string(run + 1) + "]";
         if (alike && run >= config.agree) {  // the first `agree` runs ended alike: this one is not needed
           line(report_line(protocol::kReportUnneeded, std::to_string(run + 1)));
           line("ok " + std::to_string(++number) + " " + name + " # SKIP the first " + std::to_string(config.agree) +
                " runs agreed");
+          if (!config.lava.empty()) line(report_line(protocol::kReportLava, "skip " + name));
           continue;
         }
         line(report_line(protocol::kReportStart, program.name));
@@ -206,7 +226,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
           if (tracer != nullptr) tracer->follow(pid);
         });
-        report_run(outcome, tainted, line);
+        const bool tainted_by_run = report_run(outcome, tainted, line);
         if (tracer != nullptr) {
           for (const auto& [function, value] : tracer->counts()) {
             line(report_line(protocol::kReportKernelPath + function, value));
@@ -217,6 +237,10 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         alike = alike && ended == first_ending;
         // Unique per run, and checked by the harness: program.case, its pass and which run of it.
         line(result_line(++number, name, outcome));
+        if (!config.lava.empty()) {  // a run that tainted the kernel (a WARN) fails there, whatever its verdict
+          const std::string shown = tainted_by_run ? "fail" : config.lava.result(pass.name, case_name, agreed_verdict(outcome));
+          line(report_line(protocol::kReportLava, shown + " " + name));
+        }
       }
     }
   }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "lava_table.h"
+
 namespace sigwake {
 
 class KernelPathTracer;
@@ -48,6 +50,8 @@ struct LoopConfig {
   // "pass/program/case" (case empty for a whole program; "peer/name/" for a peer): every run up to and including that one's
   // runs is left out. A fresh boot after a crash carries on past the case that was running.
   std::string resume_after;
+  // In a LAVA job: what the lab shows for each run, said after its result line as `# sigwake.lava=`.
+  LavaTable lava;
 };
 
 // The key of one invocation, as resume_after names it.
@@ -67,7 +71,8 @@ struct PassHooks {
 // (when it changed), `# sigwake.kernel_path.*=` (with a tracer), the result
 // line, named "program.case [pass run k]"; for each run left out because the first
 // `agree` runs agreed, `# sigwake.unneeded=<its number>` and a SKIP result line in its place (the
-// plan counts every run `repeat` allows); then each peer: `# sigwake.peer=<name>`,
+// plan counts every run `repeat` allows); with a LAVA table, `# sigwake.lava=<pass|fail|skip> <name>` after
+// each run's result line; then each peer: `# sigwake.peer=<name>`,
 // its TAP as a subtest, its duration, exit and taint, the result line "peer <name>";
 // and `# sigwake.done=<runs>` last.
 void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,

@@ -118,6 +118,7 @@ int main() {
   config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
   config.agree = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyAgree, ""), protocol::kDefaultAgree);
   config.resume_after = sigwake::option_value(cmdline, protocol::kKeyResume, "");
+  config.lava = sigwake::LavaTable::parse(sigwake::read_text(protocol::kLavaFile), uts.release);  // a LAVA job's
   config.passes = sigwake::parse_passes(sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses),
                                         std::ref(line));  // by reference: one sequence of frames
   sigwake::PassHooks hooks;

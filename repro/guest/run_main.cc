@@ -62,9 +62,9 @@ void print_protocol() {
   std::printf("default repeat %lld\ndefault agree %lld\ndefault timeout_ms %lld\ndefault peer_timeout_ms %lld\n",
               protocol::kDefaultRepeat, protocol::kDefaultAgree, protocol::kDefaultTimeoutMs,
               protocol::kDefaultPeerTimeoutMs);
-  std::printf("key timeout_ms %s\nkey repeat %s\nkey agree %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\n",
+  std::printf("key timeout_ms %s\nkey repeat %s\nkey agree %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\nlava_file %s\n",
               protocol::kKeyTimeoutMs, protocol::kKeyRepeat, protocol::kKeyAgree, protocol::kKeyPasses,
-              protocol::kKeyMode, protocol::kKeyResume, protocol::kTokenFile);
+              protocol::kKeyMode, protocol::kKeyResume, protocol::kTokenFile, protocol::kLavaFile);
   for (const protocol::ReportKey& k : protocol::kReportKeys) std::printf("report %s %s\n", k.name, k.key);
 }
 

@@ -39,6 +39,7 @@ from ..kernels.patches import PatchError
 from ..core.progress import Progress
 from .qa import QaConfig, render_qa, run_qa
 from ..judge.expectations import HEADLINE
+from ..judge.lava_results import lava_table
 from .validate import PatchedBuildFailed, validate_patch, validation_record
 
 REPO = Path(__file__).resolve().parents[3]
@@ -223,7 +224,7 @@ def lava_lab(args: argparse.Namespace) -> LavaLab | None:
         raise ValueError("--target lava needs --lava URL (the LAVA server)")
     files = default_files(args.lava_files or args.cache / "lava-files", args.lava_files_url)
     server = LavaServer(args.lava, args.token or os.environ.get("SIGWAKE_LAVA_TOKEN"))
-    return LavaLab(server, files, args.device_type, args.lava_start_timeout)
+    return LavaLab(server, files, lava_table, args.device_type, args.lava_start_timeout)
 
 
 def report_options(p: argparse.ArgumentParser) -> None:
@@ -327,7 +328,8 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
     for arch in dict.fromkeys(k.arch for k in kernels):  # each architecture's own programs in its jobs
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress)
         initrd = built.initramfs(binaries.initramfs_path(arch, args.build_dir))
-        jobs += [prepare_job(k, initrd, len(built.reproducers), config, files, args.device_type)
+        jobs += [prepare_job(k, initrd, lava_table(built.catalogue, config.privileges, k.origin.kind),
+                             len(built.reproducers), config, files, args.device_type)
                  for k in kernels if k.arch == arch]
     for path in write_jobs(jobs, args.directory):
         print(path)

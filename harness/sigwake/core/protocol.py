@@ -36,3 +36,4 @@ DEFAULT_PEER_TIMEOUT_MS: int = _DATA["defaults"]["peer_timeout_ms"]  # each upst
 KEYS: dict[str, str] = dict(_DATA["command_line"])
 REPORT: dict[str, str] = dict(_DATA["report_keys"])  # the runner's report: `# <key>=<value>` lines
 TOKEN_FILE: str = _DATA["token_file"]
+LAVA_FILE: str = _DATA["lava_file"]  # a LAVA job's table of what its lab shows for each run (judge/lava_results.py)

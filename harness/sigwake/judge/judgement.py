@@ -90,11 +90,6 @@ def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judg
     if found := splats_of(kernel, case):
         titles = "; ".join(dict.fromkeys(s.title for s in found))
         return Judged(kernel, case, Outcome.FAIL, f"kernel splat while it ran: {titles} (verdict {verdict})", "splat")
-    if verdict is Verdict.UNSUPPORTED:
-        if known is not None and known.verdict is not Verdict.UNSUPPORTED:
-            return Judged(kernel, case, Outcome.FAIL, f"refusal: unsupported ({case.reason}), where {known.verdict} "
-                                                      f"is known (from: {known.source})", "refusal")
-        return Judged(kernel, case, Outcome.SKIP, case.reason)
     if verdict in (Verdict.BOOT_FAILED, Verdict.TIMEOUT) and kernel.boot.status not in ("ok", "native"):
         if case.reason.startswith(CUT_OFF):  # it ran, and the kernel died or hung under it
             return Judged(kernel, case, Outcome.FAIL, f"{verdict}: {case.reason}", "lost")
@@ -105,19 +100,32 @@ def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judg
         expected = f", expected {known.verdict} (from: {known.source})" if known else ", nothing is known of this case here"
         return Judged(kernel, case, Outcome.FAIL, f"{split_words(case, known.verdict if known else None)} in {k} of "
                                                   f"{n} runs{expected}", "intermittent")
+    return Judged(kernel, case, *verdict_judged(catalogue, case.name, case.privilege, release, origin, verdict,
+                                                case.reason))
+
+
+def verdict_judged(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str, verdict: Verdict,
+                   reason: str = "") -> tuple[Outcome, str, str | None]:
+    """One verdict of a case against what is known of a kernel (its release and origin): the outcome, why,
+    and the finding. judge() takes it from here once the boot, splats and split runs are ruled out; a LAVA
+    job takes it for each verdict a run may give (lava_results.py)."""
+    known = expectations.expected(catalogue, name, release, privilege, origin)
+    if verdict is Verdict.UNSUPPORTED:
+        if known is not None and known.verdict is not Verdict.UNSUPPORTED:
+            return Outcome.FAIL, (f"refusal: unsupported ({reason}), where {known.verdict} is known "
+                                  f"(from: {known.source})"), "refusal"
+        return Outcome.SKIP, reason, None
     if not verdict.is_kernel_verdict:
-        return Judged(kernel, case, Outcome.ERROR, f"{verdict}: {case.reason}", "error")
-    mismatch = expectations.check(catalogue, kernel.kernel_id, release, case.name, verdict, case.evidence, case.privilege, origin)
-    if mismatch is not None:
-        return Judged(kernel, case, Outcome.FAIL, f"{mismatch.kind}: measured {verdict}, expected {mismatch.expected} "
-                                                  f"(from: {mismatch.source})", "difference")
-    correct = expectations.correct(catalogue, case.name, case.privilege, origin)
+        return Outcome.ERROR, f"{verdict}: {reason}", "error"
+    if (mismatch := expectations.check(catalogue, "", release, name, verdict, {}, privilege, origin)) is not None:
+        return (Outcome.FAIL, f"{mismatch.kind}: measured {verdict}, expected {mismatch.expected} "
+                              f"(from: {mismatch.source})", "difference")
+    correct = expectations.correct(catalogue, name, privilege, origin)
     if known is not None and correct is not None and verdict is not correct:
-        return Judged(kernel, case, Outcome.XFAIL, f"{verdict}, as known of this kernel: {known.source}")
+        return Outcome.XFAIL, f"{verdict}, as known of this kernel: {known.source}", None
     if known is None and not verdict.is_ok:
-        return Judged(kernel, case, Outcome.FAIL, f"{verdict} ({case.reason}); nothing is known of this case here",
-                      "difference")
-    return Judged(kernel, case, Outcome.PASS, "")
+        return Outcome.FAIL, f"{verdict} ({reason}); nothing is known of this case here", "difference"
+    return Outcome.PASS, "", None
 
 
 def judged_cases(kernel: KernelResult, catalogue: Catalogue) -> dict[str, list[Judged]]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.atomic import atomic_write
-from ..core.protocol import TOKEN_FILE
+from ..core.protocol import LAVA_FILE, TOKEN_FILE
 
 MAGIC = b"070701"
 TRAILER = "TRAILER!!!"
@@ -103,8 +103,12 @@ def guest_entries(init: Path, reproducers: dict[str, Path], peers: dict[str, Pat
     return entries
 
 
-def token_archive(token: str) -> bytes:
-    """A second archive for one boot: the token file, readable by root only. The kernel
-    unpacks concatenated archives in order, so it joins the shared initramfs."""
+def token_archive(token: str, lava_table: str = "") -> bytes:
+    """A second archive for one boot: the token file, readable by root only, and in a LAVA job the table of
+    what its lab shows for each run (judge/lava_results.py). The kernel unpacks concatenated archives in
+    order, so it joins the shared initramfs."""
     path = TOKEN_FILE.lstrip("/")
-    return encode([directory(path.rsplit("/", 1)[0]), Entry(path, stat.S_IFREG | 0o400, token.encode() + b"\n")])
+    entries = [directory(path.rsplit("/", 1)[0]), Entry(path, stat.S_IFREG | 0o400, token.encode() + b"\n")]
+    if lava_table:
+        entries.append(Entry(LAVA_FILE.lstrip("/"), stat.S_IFREG | 0o444, lava_table.encode()))
+    return encode(entries)

@@ -19,9 +19,9 @@ def boot_arguments(config: RunOptions, mode: str = "run", resume: str = "") -> t
             *([f"{keys['resume']}={resume}"] if resume else []))
 
 
-def write_boot_initrd(initrd: Path, token: str, out_path: Path) -> None:
+def write_boot_initrd(initrd: Path, token: str, out_path: Path, lava_table: str = "") -> None:
     """The shared initramfs plus this boot's token, root-only, never on the command line (see
-    repro/guest/init.cc): every boot, local or in a lab, gets its own token."""
+    repro/guest/init.cc): every boot, local or in a lab, gets its own token; a LAVA job, its table."""
     with initrd.open("rb") as shared, out_path.open("wb") as out:
         shutil.copyfileobj(shared, out)
-        out.write(initramfs.token_archive(token))
+        out.write(initramfs.token_archive(token, lava_table))

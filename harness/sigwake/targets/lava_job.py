@@ -1,12 +1,14 @@
 """A LAVA job for one kernel: the boot a local QEMU gets (the kernel, the run's
 initramfs plus a fresh token, the same command line and deadlines), written for
 LAVA's own qemu device type (deploy to tmpfs, boot method qemu) with a monitor
-that gives LAVA its own view of the top-level results. Writing a job runs nothing."""
+that gives LAVA its own view of each run: pass where the run's verdict is what is known of the kernel
+(the table judge/lava_results.py writes, in the job's initramfs). Writing a job runs nothing."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from urllib.parse import quote
 import yaml
 
 from . import qemu
+from ..core import protocol
 from ..core.atomic import atomic_write
 from .options import RunOptions
 from .boot_image import boot_arguments, write_boot_initrd
@@ -68,15 +71,17 @@ class PreparedJob:
 
 
 def monitor(token: str) -> dict[str, object]:
-    """LAVA records each top-level KTAP result line as a test case of its own; sigwake reads the
-    whole log back and judges it with its own parser."""
+    """LAVA records each run the guest judged (`# sigwake.lava=pass watermark_sigio.watermark_sigio [root run
+    1]`) as a test case of its own, the pass and run in its name; sigwake reads the whole log back and
+    judges it with its own parser. The name must end in its ']': LAVA matches as the console arrives, and a
+    line cut short must not match."""
     frame = rf"SIGWAKE {token} \d+ [0-9a-f]+"
+    key = re.escape(protocol.REPORT["lava"])
     return {
         "name": "sigwake",
         "start": f"SIGWAKE {token} 0 ",
-        "end": rf"{frame} # sigwake\.done=",
-        "pattern": rf"{frame} (?P<result>ok|not ok) \d+ (?P<test_case_id>\S+)",
-        "fixupdict": {"ok": "pass", "not ok": "fail"},
+        "end": rf"{frame} # {re.escape(protocol.REPORT['done'])}=",
+        "pattern": rf"{frame} # {key}=(?P<result>pass|fail|skip) (?P<test_case_id>\S+ \[\S+ run \d+\])",
     }
 
 
@@ -108,15 +113,16 @@ def job_definition(kernel_id: str, kernel_url: str, initrd_url: str, token: str,
     return job, job_s
 
 
-def prepare_job(kernel: Kernel, initrd: Path, programs: int, config: RunOptions, files: LavaFiles,
+def prepare_job(kernel: Kernel, initrd: Path, table: str, programs: int, config: RunOptions, files: LavaFiles,
                 device_type: str) -> PreparedJob:
-    """Publishes the kernel (once per image) and this job's initramfs, and writes the definition."""
+    """Publishes the kernel (once per image) and this job's initramfs (its token, and `table`: what LAVA shows
+    for each run), and writes the definition."""
     assert kernel.image is not None, "the host kernel runs natively"
     token = secrets.token_hex(8)
     kernel_url = files.publish(kernel.image, f"{kernel.origin.sha256 or kernel.id}.vmlinuz")
     files.directory.mkdir(parents=True, exist_ok=True)
     boot_initrd = files.directory / f"{kernel.id}-{token}.cpio"
-    write_boot_initrd(initrd, token, boot_initrd)
+    write_boot_initrd(initrd, token, boot_initrd, table)
     initrd_url = files.url_of(boot_initrd.name)
     job, timeout_s = job_definition(kernel.id, kernel_url, initrd_url, token, config, programs, device_type,
                                     kernel.arch)

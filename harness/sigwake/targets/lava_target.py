@@ -8,11 +8,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import qemu
 from ..programs.binaries import Binaries
+from ..programs.catalogue import Catalogue
 from .capture import Capture
 from .options import RunOptions
 from .interpret import KernelOutcome, interpret
@@ -26,10 +28,12 @@ from ..core.progress import Progress
 
 @dataclass(frozen=True)
 class LavaLab:
-    """What a lab tells sigwake: its server, its device type, and where jobs' files go."""
+    """What a lab tells sigwake: its server, its device type, and where jobs' files go; and what the lab is
+    to show for each run (judge/lava_results.lava_table, given by the command: a target does not judge)."""
 
     server: LavaServer
     files: LavaFiles
+    table: Callable[[Catalogue, tuple[str, ...], str], str]
     device_type: str = "qemu"
     start_timeout_s: float = 1800.0  # a job still queued after this is canceled and recorded as timeout
     poll_s: float = 5.0
@@ -146,7 +150,8 @@ class LavaTarget:
     def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
         programs = sorted(binaries.reproducers)
         cases = binaries.catalogue.cases_of(programs)
-        job = prepare_job(self.kernel, self.initrd, len(programs), config, self.lab.files, self.lab.device_type)
+        table = self.lab.table(binaries.catalogue, config.privileges, self.kernel.origin.kind)
+        job = prepare_job(self.kernel, self.initrd, table, len(programs), config, self.lab.files, self.lab.device_type)
         try:
             job_id = self.lab.server.submit(job.definition)
         except LavaError as e:

@@ -1,0 +1,57 @@
+"""What a LAVA lab shows for each run of a case: the judgement's outcome of that run's verdict on that
+kernel (a known failure, such as not-delivered before the fix, is a pass there, as is a known refusal; a
+refusal nothing explains, a skip; anything else, a fail). LAVA records results while the job runs, from the console,
+so the guest must say them: each job's initramfs carries this table, and the guest prints
+`# sigwake.lava=<result> <program>.<case> [<pass> run <k>]` after each run, looking its verdict up
+in the table's rows for the greatest release not above its own (repro/guest/lava_table.h). The
+harness still judges the job's whole log itself, splats and crashes included."""
+
+from __future__ import annotations
+
+from ..core.verdicts import Verdict
+from ..programs.catalogue import Catalogue, Version
+from .expectations import expected, rows
+from .judgement import Outcome, verdict_judged
+
+RESULT = {Outcome.PASS: "pass", Outcome.XFAIL: "pass", Outcome.SKIP: "skip"}  # LAVA's words; the rest: fail
+ANY_CASE = "*"  # a program the catalogue does not know, run whole: what is known of every case
+
+
+def releases(catalogue: Catalogue) -> list[Version]:
+    """The releases at which what is known changes: the oldest kernel, then every fact's `since`."""
+    since = {row.since for name in (*catalogue.cases, ANY_CASE) for row in rows(catalogue, name) if row.since}
+    return [(0, 0), *sorted(since)]
+
+
+def shown(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str, verdict: Verdict) -> str:
+    """LAVA's word for one run's verdict: a refusal that is what is known of the kernel (Debian's at
+    perf_event_paranoid 3) is the kernel's known behaviour, a pass; one nothing explains, a skip."""
+    outcome = verdict_judged(catalogue, name, privilege, release, origin, verdict)[0]
+    known = expected(catalogue, name, release, privilege, origin)
+    if outcome is Outcome.SKIP and known is not None and known.verdict is verdict:
+        return "pass"
+    return RESULT.get(outcome, "fail")
+
+
+def passing(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str) -> tuple[str, ...]:
+    """"<verdict>:<result>" for each kernel verdict LAVA is to show as pass or skip."""
+    words = (f"{v}:{shown(catalogue, name, privilege, release, origin, v)}" for v in Verdict if v.is_kernel_verdict)
+    return tuple(w for w in words if not w.endswith(":fail"))
+
+
+def lava_table(catalogue: Catalogue, privileges: tuple[str, ...], origin: str) -> str:
+    """One row per release, pass and case, `<major.minor> <pass> <program>.<case> <verdict>:<result>...`,
+    and a row only where a release changes what the one before it said."""
+    names = {f"{facts.program}.{facts.name}": facts.name for facts in catalogue.cases.values()}
+    names[ANY_CASE] = ANY_CASE
+    said: dict[tuple[str, str], tuple[str, ...]] = {}
+    lines = []
+    for major, minor in releases(catalogue):
+        release = f"{major}.{minor}"
+        for privilege in privileges:
+            for shown, name in names.items():
+                words = passing(catalogue, name, privilege, release, origin)
+                if said.get((privilege, shown)) != words:
+                    said[(privilege, shown)] = words
+                    lines.append(" ".join((release, privilege, shown, *words)))
+    return "\n".join(lines) + "\n"
