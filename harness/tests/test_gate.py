@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from sigwake.commands import qa
-from sigwake.commands.bisect import BisectError, BisectReport, ListSearch, Probed, bisect, probed_of
+from sigwake.commands.bisect import BisectError, BisectReport, ListSearch, Probe, Probed, bisect, probed_of
 from sigwake.commands.cli import REPO, summary_exit
 from sigwake.commands.orchestrator import RunConfig, RunSummary
 from sigwake.commands.validate import boot_problems, new_reports, pair
+from sigwake.kernels.build import BuildError
 from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING
 from sigwake.core.model import CUT_OFF, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, QaLine, QaStep, \
     ReproResult, Runner, Splat
@@ -213,6 +214,22 @@ def test_qa_says_what_its_bisections_could_not_do(catalogue: Catalogue, tmp_path
     qa.find_boundary(config, QaLine("amd64", "rt"), *ends, None, Progress(quiet=True))  # type: ignore[arg-type]
     [stored] = list((tmp_path / "results" / "bisections").glob("*.json"))
     assert '"exit_code": 1' in stored.read_text() and '"problem": "hang"' in stored.read_text()
+
+
+def test_qa_keeps_its_runs_findings_when_a_bisections_programs_do_not_build(catalogue: Catalogue, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    ends = (QaStep("p", "1", "bookworm", "not-delivered"), QaStep("p", "2", "trixie", "delivered"))
+    monkeypatch.setattr(qa, "lines_of", lambda queries, summary: [QaLine("arm64", "generic")])
+    monkeypatch.setattr(qa, "verdict_changes", lambda line: [ends])
+
+    def no_programs(arch: str) -> Probe:
+        raise BuildError(f"meson compile for {arch} failed")
+    config = qa.QaConfig(RunConfig(REPO, REPO / "build", tmp_path, tmp_path / "results", ()))
+    for run, wanted in ((GOOD, COULD_NOT_TEST), (KINDS["splat outside every case"], FINDING)):
+        monkeypatch.setattr(qa, "run_kernels", lambda *args, **kwargs: RunSummary([as_result(run)]))
+        [line], summary, found = qa.run_qa(config, no_programs, Progress(quiet=True))
+        assert line.boundaries[0].how == "not bisected: meson compile for arm64 failed"
+        assert summary_exit(summary, catalogue, found) == wanted  # the run's finding is not lost to the build
 
 
 @pytest.mark.parametrize("mode, probed, wanted", [

@@ -17,6 +17,7 @@ from functools import cmp_to_key
 import apt_pkg
 
 from .bisect import BisectError, Probe, bisect_debian, bisection_record
+from ..kernels.build import BuildError
 from ..kernels.debian import DebianError, Package
 from ..core.debian_names import ending
 from ..kernels.kernels import DebianQuery, KernelCache, expand_specs
@@ -106,7 +107,15 @@ def run_qa(config: QaConfig, probe_for: Callable[[str], Probe] | None, progress:
             if config.bisect and probe_for is not None:
                 progress.step(f"qa: {line.arch} {line.flavour}: {old.verdict} on {old.package} {old.version}, "
                               f"{new.verdict} on {new.package} {new.version}; bisecting the packages between")
-                boundary, found = find_boundary(config, line, old, new, probe_for(line.arch), progress)
+                try:
+                    probe = probe_for(line.arch)
+                except (BuildError, DebianError, OSError) as e:  # the programs for it did not build: said, not lost
+                    why = f"{old.package} {old.version} .. {new.package} {new.version} not bisected: {e}"
+                    line.boundaries.append(QaBoundary(old.verdict, new.verdict, f"{old.package} {old.version}",
+                                                      f"{new.package} {new.version}", f"not bisected: {e}"))
+                    bisections += Gate(untested=[f"{line.arch} {line.flavour}: {why}"])
+                    continue
+                boundary, found = find_boundary(config, line, old, new, probe, progress)
                 line.boundaries.append(boundary)
                 bisections += found
             else:
