@@ -21,9 +21,9 @@ from sigwake.programs import initramfs
 from sigwake.kernels import kconfig
 from sigwake.kernels import source_tree
 from sigwake.programs.binaries import Binaries
-from sigwake.commands.bisect import Probe, bisect_tree, mark_of
+from sigwake.commands.bisect import ListSearch, Probe, Probed, bisect, bisect_tree
 from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING
-from sigwake.core.outcomes import Mark, Step
+from sigwake.core.outcomes import Mark
 from sigwake.judge import gate
 from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git
 from sigwake.commands.cli import REPO
@@ -178,7 +178,7 @@ def test_a_patch_that_warns_at_boot_is_a_finding(tree_6_12: Path, builder: Kerne
                             PROGRESS, jobs=2)
     assert result.changes and {c.outcome for c in result.changes} == {"no change"}, [str(c) for c in result.changes]
     assert len(result.reports) == 1 and result.reports[0].startswith("WARNING in perf_event_init (outside every case")
-    judged = gate.of_changes(result.changes, result.reports)
+    judged = result.gate  # as validate-patch judges it
     assert judged.exit_code == FINDING and judged.last_line() == "findings: 1 (1 report)"
 
 
@@ -208,7 +208,7 @@ def test_a_base_that_cannot_boot_could_not_test_and_a_hung_bisection_step_is_a_f
     result = validate_patch(builder, hanging_6_12, fragments, (REVERT_6_12,), programs, guest(accel), tmp_path,
                             PROGRESS, jobs=2)
     assert result.changes and {c.outcome for c in result.changes} == {"could not test"}, [str(c) for c in result.changes]
-    judged = gate.of_changes(result.changes, result.reports)
+    judged = result.gate  # as validate-patch judges it
     assert judged.exit_code == COULD_NOT_TEST and judged.last_line().startswith("findings: none; not tested: ")
     # The same kernel as a bisection step: the boot's hang is the step's problem, a finding beside the answer.
     kernel = builder.build(BuildRequest(hanging_6_12, fragments), PROGRESS)
@@ -217,10 +217,15 @@ def test_a_base_that_cannot_boot_could_not_test_and_a_hung_bisection_step_is_a_f
     probed = probe.judge(file_kernel(kernel.image), "hang")
     assert (probed.verdict, probed.problem) == (None, "hang"), probed
     assert "boot timeout" in probed.note and "silent" in probed.note
-    mark, _ = mark_of(probed, Verdict.NOT_DELIVERED, Verdict.DELIVERED, "old")
-    step = Step("c1", probed.verdict, probed.note, mark, probed.problem)
-    found = gate.of_steps("watermark_sigio", ["c2"], [step])
-    assert found.exit_code == FINDING and [f.kind for f in found.findings] == ["hang"]
+
+    class Tester:  # the ends as known; the middle commit is the hanging kernel, judged as bisect judges it
+        def judge(self, candidate: str) -> Probed:
+            ends = {"c0": Probed(Verdict.NOT_DELIVERED, "5 runs"), "c2": Probed(Verdict.DELIVERED, "5 runs")}
+            return ends.get(candidate) or probed
+    report = bisect(ListSearch(["c0", "c1", "c2"]), Tester(), "c0", "c2")
+    assert [s.mark for s in report.steps if s.candidate == "c1"] == [Mark.SKIP] and "skipped: c1" in report.summary("watermark_sigio")
+    found = gate.of_steps("watermark_sigio", report.first_changed, report.steps)
+    assert found.exit_code == FINDING and "hang" in [f.kind for f in found.findings], found
 
 
 def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(

@@ -419,7 +419,7 @@ def validate_command(args: argparse.Namespace, progress: Progress) -> int:
         print(f"  new kernel report on the patched kernel: {report}")
     for problem in result.problems:
         print(f"  {problem.kind}: {problem.text}")
-    judged = gate.of_changes(result.changes, result.reports, result.problems)
+    judged = result.gate
     record = validation_record(result, str(args.tree), [p.name for p in args.patch], list(config.privileges),
                                config.repeat, source_commit(REPO), judged.last_line(), judged.exit_code)
     print(f"consoles and initramfs in {work}")

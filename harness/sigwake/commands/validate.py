@@ -13,6 +13,7 @@ from pathlib import Path
 from ..programs.binaries import Binaries
 from ..programs.catalogue import Catalogue
 from ..judge.change import compare
+from ..judge.gate import Gate, of_changes
 from ..kernels.build import BuildError, BuildRequest, BuiltKernel, KernelBuilder
 from ..targets.options import RunOptions
 from ..targets.interpret import KernelOutcome
@@ -37,6 +38,11 @@ class Validation:
     changes: list[CaseChange]
     reports: list[str] = field(default_factory=list)  # kernel reports the patched kernel printed, the base did not
     problems: list[Finding] = field(default_factory=list)  # the patched kernel's boot crashed or hung, the base's not
+
+    @property
+    def gate(self) -> Gate:
+        """The command's judgement: what its exit code and last line come from."""
+        return of_changes(self.changes, self.reports, self.problems)
 
 
 def new_reports(before: KernelOutcome, after: KernelOutcome) -> list[str]:
