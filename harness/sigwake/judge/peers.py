@@ -76,10 +76,14 @@ def agreement(result: str, verdict: Verdict) -> bool | None:
 def lacking(kernel: KernelResult, program: str) -> str:
     """What the machine the kernel ran on lacks of what `program` needs ("" when it has all, or was not probed).
     The probe runs on the kernel under test, so a lack is the machine's only where it must be: on the host (the
-    machine is this one's hypervisor or hardware), or where the kernel refused the event outright (it knows
-    no such hardware: TCG's missing PMU). A breakpoint that opens in a guest and counts wrong is the kernel's."""
+    machine is this one's hypervisor or hardware), in a KVM guest (its debug registers are the host CPU's,
+    through a hypervisor that may not pass them on: this one's does not), or where the kernel refused the event
+    outright (it knows no such hardware: TCG's missing PMU). A breakpoint that opens under TCG, which emulates
+    the debug registers, and counts wrong is the kernel's."""
+    on_hardware = kernel.runner.mode == "native" or kernel.runner.accel == "kvm"
+
     def machines(value: str) -> bool:
-        return value.startswith("no") and (kernel.runner.mode == "native" or value.startswith("no: perf_event_open"))
+        return value.startswith("no") and (on_hardware or value.startswith("no: perf_event_open"))
     missing = [f"{need}: {kernel.machine[need].removeprefix('no: ')}" for need in NEEDS.get(program, ())
                if machines(kernel.machine.get(need, "yes"))]
     return "; ".join(missing)
