@@ -47,6 +47,8 @@ def run_qemu(kernel: Kernel, initrd: Path, programs: list[str], config: RunOptio
             break
         key = boots[-1].resume_key()
         if len(boots) > 1 and key == boots[-2].resume_key():  # no progress: the init did not get past it
+            boots[-1] = dataclasses.replace(boots[-1], detail=f"{boots[-1].detail}; no fresh boot after this one: "
+                                                              f"it ended in the run the last one ended in ({key})")
             break
         resumed_log = console_log.with_name(console_log.name + ".resumed")
         with console_log.open("a") as log:
