@@ -5,6 +5,7 @@ the real ones."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,17 +13,18 @@ import pytest
 
 import sigwake.commands.cli as cli
 from sigwake.programs.catalogue import Catalogue
-from sigwake.commands.bisect import BisectReport
+from sigwake.commands.bisect import BisectReport, Booted
 from sigwake.kernels.build import BuiltKernel
 from sigwake.core.exit_codes import FINDING, NO_FINDING
 from sigwake.core.model import ReproResult
 from sigwake.reports.report import ReportOptions, render
-from sigwake.store.store import load_bisections, load_validations
+from sigwake.store.store import load_bisections, load_result, load_results, load_validations
 from sigwake.core.outcomes import CaseChange, Mark, Step
 from sigwake.commands.validate import Validation
 from sigwake.core.verdicts import Verdict
 
 D, N = Verdict.DELIVERED, Verdict.NOT_DELIVERED
+COMMITTED = Path(__file__).resolve().parents[2] / "results"
 
 
 class FakeBinaries:
@@ -119,6 +121,33 @@ def test_a_bisection_step_with_a_problem_is_shown_as_a_finding(tmp_path: Path, n
     assert f"  - {said}" in render(results, "markdown", ReportOptions(), catalogue)
     page = render(results, "html", ReportOptions(), catalogue)
     assert said in page and '<li class="bisection" data-findings="yes">' in page
+
+
+def test_the_kernels_a_bisection_booted_are_kept_as_results_and_shown(tmp_path: Path, no_build: None,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     catalogue: Catalogue) -> None:
+    booted = []
+    for name, status in (("linux-image-6.9.7-amd64_1", "ok"), ("linux-image-6.10.1-amd64_1", "timeout")):
+        result = dataclasses.replace(load_result(COMMITTED / "6.1.0-57-amd64.json"), kernel_id=name)
+        result.boot = dataclasses.replace(result.boot, status=status, detail="" if status == "ok" else "silent 30 s")
+        console = tmp_path / f"{name}.console.log"
+        console.write_text(f"the console of {name}\n")
+        booted.append(Booted(result, console))
+    steps = [Step("linux-image-6.9.7-amd64 1", N, "3 runs", Mark.OLD),
+             Step("linux-image-6.10.1-amd64 1", None, "boot timeout: silent 30 s", Mark.SKIP, "hang")]
+    report = BisectReport(["linux-image-6.10.1-amd64 1"], "linux-image-6.9.7-amd64 1", N, D, steps, 0.5, booted)
+    monkeypatch.setattr(cli, "bisect_debian", lambda *args, **kwargs: report)
+    results = tmp_path / "results"
+    cli.main(["bisect", "--debian", "amd64", "--repro", "watermark_sigio", "--results", str(results)])
+    (record,) = load_bisections(results, unreadable := [])
+    kept = results / "bisections" / record.name
+    assert load_result(kept / "linux-image-6.10.1-amd64_1.json").boot.status == "timeout"
+    assert (kept / "linux-image-6.10.1-amd64_1.console.log").read_text() == "the console of linux-image-6.10.1-amd64_1\n"
+    assert [r.kernel_id for r in load_results(results).results] == []  # never in the matrix: a bisection's own
+    said = (f"booted linux-image-6.10.1-amd64_1: boot timeout: silent 30 s (bisections/{record.name}/"
+            f"linux-image-6.10.1-amd64_1.json, bisections/{record.name}/linux-image-6.10.1-amd64_1.console.log)")
+    assert f"  - {said}" in render(results, "markdown", ReportOptions(), catalogue)
+    assert said in render(results, "html", ReportOptions(), catalogue)
 
 
 def test_a_stored_record_that_breaks_its_schema_is_named_not_shown(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ marked (gate.of_steps)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import subprocess
 import threading
@@ -31,7 +32,7 @@ from ..targets.options import RunOptions
 from ..kernels.kernels import Kernel, KernelCache, file_kernel
 from ..core.progress import Progress
 from ..targets.registry import target_for
-from ..core.model import Runner
+from ..core.model import KernelResult, Origin, Runner
 from ..core.outcomes import BisectionRecord, Mark, Step, now
 from ..core.verdicts import Verdict
 from ..judge.gate import OTHER_VERDICT, STEP_PROBLEM_OF
@@ -63,6 +64,15 @@ class Probed:
     note: str
     runs: dict[str, int] = field(default_factory=dict)  # verdict -> runs
     problem: str = ""  # a finding of the step (gate.STEP_PROBLEMS): crash, hang, split, splat, refusal, error
+    booted: Booted | None = field(default=None, compare=False)  # its kernel's boot, when one ran
+
+
+@dataclass(frozen=True)
+class Booted:
+    """A kernel a bisection booted, kept as a run's results are (store.write_bisection)."""
+
+    result: KernelResult
+    console: Path  # its console log
 
 
 class Tester(Protocol):
@@ -92,6 +102,7 @@ class BisectReport:
     new: Verdict
     steps: list[Step] = field(default_factory=list)  # both endpoints first
     confidence: float = 0.0
+    booted: list[Booted] = field(default_factory=list, compare=False)  # the kernels its steps booted, in order
 
     def summary(self, subject: str) -> str:
         skipped = [s.candidate for s in self.steps if s.mark is Mark.SKIP]
@@ -123,9 +134,11 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
     if split not in SPLIT:
         raise ValueError(f"split rule {split!r}: one of {', '.join(SPLIT)}")
     steps: list[Step] = []
+    booted: list[Booted] = []
 
-    def record(candidate: str, verdict: Verdict | None, note: str, mark: Mark, problem: str) -> None:
-        steps.append(Step(candidate, verdict, note, mark, problem))
+    def record(candidate: str, probed: Probed, note: str, mark: Mark, problem: str) -> None:
+        steps.append(Step(candidate, probed.verdict, note, mark, problem))
+        booted.extend([probed.booted] if probed.booted is not None else [])
         if progress is not None:
             progress.step(f"{candidate}: {note} -> {mark.value}" + (f" ({problem})" if problem else ""))
 
@@ -141,8 +154,8 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
     assert old is not None and new is not None
     if old is new:
         raise BisectError(f"both endpoints are {old}: nothing to bisect")
-    record(old_end, old, ends[old_end].note, Mark.OLD, ends[old_end].problem)
-    record(new_end, new, ends[new_end].note, Mark.NEW, ends[new_end].problem)
+    record(old_end, ends[old_end], ends[old_end].note, Mark.OLD, ends[old_end].problem)
+    record(new_end, ends[new_end], ends[new_end].note, Mark.NEW, ends[new_end].problem)
     search.start(old_end, new_end)
     batches = isinstance(search, ListSearch) and jobs > 1
     try:
@@ -152,14 +165,14 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
                 # A kernel verdict neither old nor new: the behaviour did not change in one step.
                 other = OTHER_VERDICT if mark is Mark.SKIP and probed.verdict is not None and \
                     probed.verdict.is_kernel_verdict else ""
-                record(candidate, probed.verdict, note, mark, probed.problem or other)
+                record(candidate, probed, note, mark, probed.problem or other)
                 search.mark(candidate, mark)
         first = search.first_new()
     finally:
         search.close()
         pool.shutdown()
     last_old = next(s.candidate for s in reversed(steps) if s.mark is Mark.OLD)
-    return BisectReport(first, last_old, old, new, steps, 1.0 / len(first))
+    return BisectReport(first, last_old, old, new, steps, 1.0 / len(first), booted)
 
 
 class ListSearch:
@@ -270,15 +283,24 @@ class Probe:
 
     def judge(self, kernel: Kernel, label: str) -> Probed:
         target = target_for(kernel, self.binaries.initramfs(self.work / "guest.cpio"))
-        outcome = target.run(self.binaries, self.config, self.work / f"{label}.console.log")
-        return probed_of(outcome, label, self.case, self.config.repeat, self.binaries.catalogue)
+        console = self.work / f"{label}.console.log"
+        outcome = target.run(self.binaries, self.config, console)
+        return probed_of(outcome, label, self.case, self.config.repeat, self.binaries.catalogue, kernel.origin,
+                         console)
 
 
-def probed_of(outcome: KernelOutcome, label: str, case: str, repeat: int, catalogue: Catalogue) -> Probed:
+def probed_of(outcome: KernelOutcome, label: str, case: str, repeat: int, catalogue: Catalogue,
+              origin: Origin = Origin("file"), console: Path | None = None) -> Probed:
     """One candidate's boot judged as a run's is (judgement.findings, every case of every pass that ran, the
     boot itself): the case's root verdict, or none and why; the step's problem, the first of a crash, a hang,
     a split, a kernel report, a refusal or a reproducer's error (gate.STEP_PROBLEM_OF)."""
-    result = outcome.as_result(label, Runner("qemu", repeat))
+    result = outcome.as_result(label, Runner("qemu", repeat), origin)
+    judged = step_verdict(outcome, result, case, catalogue)
+    return dataclasses.replace(judged, booted=Booted(result, console)) if console is not None else judged
+
+
+def step_verdict(outcome: KernelOutcome, result: KernelResult, case: str, catalogue: Catalogue) -> Probed:
+    """The step's verdict and problem of probed_of()."""
     splatted = "; ".join(f"kernel splat: {s.title} ({s.where()})" for s in outcome.splats)
     kinds = {f.kind for f in findings([result], catalogue)}
     case_result = next((r for r in outcome.reproducers if r.name == case and r.privilege == "root"), None)

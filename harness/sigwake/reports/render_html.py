@@ -19,7 +19,7 @@ from ..judge.judgement import findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
-from .render_outcomes import outcome_rows
+from .render_outcomes import Booted, outcome_rows
 from ..judge.expectations import HEADLINE
 from ..store.store import console_log_path
 from .report_input import Format
@@ -41,7 +41,7 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
 
 def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                 qa: list[QaLine] | None = None, validations: list[ValidationRecord] | None = None,
-                bisections: list[BisectionRecord] | None = None) -> str:
+                bisections: list[BisectionRecord] | None = None, booted: Booted | None = None) -> str:
     ordered = sorted(kernels, key=KernelResult.order)
     judged = [judged_cases(k, catalogue) for k in ordered]
     privileges = list(dict.fromkeys(p for passes in judged for p in passes))
@@ -74,8 +74,8 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
         passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=Gate(found).last_line(), splats=splats,
         peers=peers,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
-        outcomes=outcome_rows(validations or [], bisections or []))
+        outcomes=outcome_rows(validations or [], bisections or [], booted))
 
 
 FORMAT = Format("html", 6, lambda given: {"index.html": render_html(given.kernels, given.catalogue, given.unreadable, given.qa,
-                                                                    given.validations, given.bisections)})
+                                                                    given.validations, given.bisections, given.booted)})

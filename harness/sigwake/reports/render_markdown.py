@@ -13,7 +13,7 @@ from ..judge.judgement import findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
-from .render_outcomes import outcome_lines
+from .render_outcomes import Booted, outcome_lines
 from .report_input import Format
 
 def cell(repro: ReproResult | None, catalogue: Catalogue) -> str:
@@ -81,7 +81,7 @@ def peer_lines(ordered: list[KernelResult], catalogue: Catalogue) -> list[str]:
 
 def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                   validations: list[ValidationRecord] | None = None,
-                  bisections: list[BisectionRecord] | None = None) -> str:
+                  bisections: list[BisectionRecord] | None = None, booted: Booted | None = None) -> str:
     ordered = sorted(results, key=KernelResult.order)
     failing = [{(j.case.privilege, j.name) for cases in judged_cases(result, catalogue).values() for j in cases
                 if j.finding is not None} for result in ordered]
@@ -128,7 +128,7 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
                   f"{'; tainted ' + s.tainted_before + ' -> ' + s.tainted_after if s.tainted_after else ''}"
                   f"{'; it ended the boot' if s.fatal else ''})" for result, s in splats]
     lines += peer_lines(ordered, catalogue)
-    lines += outcome_lines(validations or [], bisections or [])
+    lines += outcome_lines(validations or [], bisections or [], booted)
     lines += ["", "## Expectations and their sources", ""]
     grouped: dict[tuple[str, str], list[str]] = {}
     known = [("*", e) for e in expectations.KERNEL_WIDE]
@@ -143,4 +143,5 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
 
 
 FORMAT = Format("markdown", 2, lambda given: {"matrix.md": render_matrix(given.kernels, given.catalogue, given.unreadable,
-                                                                        given.validations, given.bisections)})
+                                                                        given.validations, given.bisections,
+                                                                        given.booted)})

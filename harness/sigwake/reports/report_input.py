@@ -5,13 +5,13 @@ FORMAT of its own; report.py finds them, so a new format is one new file."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..programs.catalogue import Catalogue
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
-from ..store.store import load_bisections, load_qa, load_results, load_validations
+from ..store.store import bisection_kernels, load_bisections, load_qa, load_results, load_validations
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class ReportInput:
     bisections: list[BisectionRecord]
     options: ReportOptions
     catalogue: Catalogue  # the cases' facts: what each is judged against and what its cells show
+    booted: dict[str, list[KernelResult]] = field(default_factory=dict)  # a bisection's name -> its kernels
 
 
 @dataclass(frozen=True)
@@ -48,5 +49,13 @@ def load_input(results_dir: Path, options: ReportOptions, catalogue: Catalogue) 
     except ValueError as e:
         unreadable.append(str(e))
         qa = []
+    bisections = load_bisections(results_dir, unreadable)
+    booted = {}
+    for record in bisections:  # the kernels each one's steps booted, kept beside it
+        folder = bisection_kernels(results_dir, record)
+        if folder.is_dir():
+            kept = load_results(folder)
+            unreadable += kept.unreadable
+            booted[record.name] = kept.results
     return ReportInput(results_dir, loaded.results, unreadable, qa, load_validations(results_dir, unreadable),
-                       load_bisections(results_dir, unreadable), options, catalogue)
+                       bisections, options, catalogue, booted)

@@ -8,6 +8,7 @@ cannot read and goes on with the others."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
@@ -108,8 +109,20 @@ def write_validation(results_dir: Path, record: ValidationRecord) -> Path:
     return write_checked(results_dir / VALIDATIONS / f"{record.name}.json", "validation", to_data(record))
 
 
-def write_bisection(results_dir: Path, record: BisectionRecord) -> Path:
+def write_bisection(results_dir: Path, record: BisectionRecord,
+                    booted: list[tuple[KernelResult, Path]] | None = None) -> Path:
+    """The record, and beside it in bisections/<its name>/ each kernel its steps booted: its result and console
+    log, as a run keeps them (the reports show them with the bisection, never in the matrix)."""
+    folder = bisection_kernels(results_dir, record)
+    for result, console in booted or []:
+        write_result(folder, result)
+        if console.exists():
+            shutil.copyfile(console, console_log_path(folder, result.kernel_id))
     return write_checked(results_dir / BISECTIONS / f"{record.name}.json", "bisection", to_data(record))
+
+
+def bisection_kernels(results_dir: Path, record: BisectionRecord) -> Path:
+    return results_dir / BISECTIONS / record.name
 
 
 def _records(folder: Path, kind: str, cls: type[T], unreadable: list[str]) -> list[T]:
