@@ -232,3 +232,66 @@ def test_lava_jobs_writes_definitions_only(tmp_path: Path, cache_root: Path) -> 
     job = yaml.safe_load((tmp_path / "jobs" / entry["definition"]).read_text())
     assert "sigwake.repeat=1" in job["actions"][0]["deploy"]["images"]["kernel"]["image_arg"]
     assert job["actions"][0]["deploy"]["images"]["initrd"]["url"].endswith(f"{kernel_id}-{entry['token']}.cpio")
+
+
+@dataclass
+class CrashingLab:
+    """A lab whose first job's kernel panics in the middle of its first case; each later job reports in full.
+    Each job's console is framed with that job's own token, read from its initramfs as the guest reads it."""
+
+    shared: Path
+    root: str = "http://lab"
+    definitions: list[str] = field(default_factory=list)
+
+    def submit(self, definition: str) -> int:
+        self.definitions.append(definition)
+        return len(self.definitions)
+
+    def job(self, job_id: int) -> JobState:
+        return JobState("Finished", "Incomplete" if job_id == 1 else "Complete", "", 3.0)
+
+    def job_url(self, job_id: int) -> str:
+        return f"{self.root}/scheduler/job/{job_id}"
+
+    def cancel(self, job_id: int) -> None:
+        raise AssertionError("nothing to cancel")
+
+    def log(self, job_id: int) -> str:
+        initrd = yaml.safe_load(self.definitions[job_id - 1])["actions"][0]["deploy"]["images"]["initrd"]["url"]
+        own = Path(initrd.removeprefix("file://")).read_bytes()[len(self.shared.read_bytes()):]
+        token = {e.path: e.data for e in initramfs.decode(own)}["sigwake/token"].decode().strip()
+        head = ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=900"]
+        if job_id == 1:
+            payloads = [*head, "1..2", "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.paranoid=2",
+                        "# sigwake.start=p", "# sigwake.case=a"]
+            tail = ["[    3.1] Kernel panic - not syncing: Fatal exception"]
+        else:
+            payloads = [*head, "1..1", "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.paranoid=2",
+                        "# sigwake.start=p", "# sigwake.case=b", "    KTAP version 1", "    1..1",
+                        "    # verdict=delivered", "    ok 1 b", "# sigwake.duration_us=900", "# sigwake.exit=0",
+                        "ok 1 p.b [root run 1]", "# sigwake.done=1"]
+            tail = []
+        lines = [console.frame_line(token, n, p).rstrip("\n") for n, p in enumerate(payloads)] + tail
+        return "\n".join(json.dumps({"dt": str(n), "lvl": "target", "msg": line}) for n, line in enumerate(lines))
+
+
+@dataclass(frozen=True)
+class OneProgram:
+    reproducers: dict[str, Path]
+    catalogue: Catalogue
+
+
+def test_a_job_that_crashed_is_followed_by_a_fresh_job_for_the_runs_after_it(kernel: Kernel, shared_initrd: Path,
+                                                                          tmp_path: Path) -> None:
+    server = CrashingLab(shared_initrd)
+    lab = LavaLab(server, default_files(tmp_path / "files"), lava_table, poll_s=0.01)  # type: ignore[arg-type]
+    config = RunOptions(TCG, repeat=1, agree=1, privileges=("root",))
+    binaries = OneProgram({"p": tmp_path / "p"}, Catalogue({}))
+    got = lab.target(kernel, shared_initrd, "").run(binaries, config, tmp_path / "console.log")  # type: ignore[arg-type]
+    assert len(server.definitions) == 2 and "sigwake.resume=root/p/a" in server.definitions[1]
+    assert "sigwake.resume" not in server.definitions[0]
+    assert (got.boot.status, got.boot.boots) == ("boot-failed", 2), got.boot
+    assert "went on in 1 fresh boot(s): boot 2: ok" in got.boot.detail
+    assert {r.name: r.verdict for r in got.reproducers} == {"a": Verdict.BOOT_FAILED, "b": Verdict.DELIVERED}
+    assert (got.job_id, got.job_url) == ("1", "http://lab/scheduler/job/1")  # the first job's, with both consoles
+    assert "=== sigwake: boot 2, a fresh boot after root/p/a ended boot 1" in (tmp_path / "console.log").read_text()

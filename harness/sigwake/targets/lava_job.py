@@ -86,11 +86,12 @@ def monitor(token: str) -> dict[str, object]:
 
 
 def job_definition(kernel_id: str, kernel_url: str, initrd_url: str, token: str, config: RunOptions,
-                   programs: int, device_type: str, arch: str = "amd64") -> tuple[dict[str, object], float]:
-    """The job and its timeout: LAVA's qemu device type with our QEMU options as context."""
+                   programs: int, device_type: str, arch: str = "amd64", resume: str = "") -> tuple[dict[str, object], float]:
+    """The job and its timeout: LAVA's qemu device type with our QEMU options as context; `resume`: a fresh boot's
+    (the runs after that one, fresh_boots.py)."""
     test_s = config.timeout_for(programs)
     job_s = DEPLOY_TIMEOUT_S + BOOT_ACTION_S + test_s + JOB_MARGIN_S
-    command_line = " ".join((*qemu.base_append(arch), *boot_arguments(config)))
+    command_line = " ".join((*qemu.base_append(arch), *boot_arguments(config, resume=resume)))
     context: dict[str, object] = {"arch": arch, "memory": config.memory_mb,
                                   "extra_options": [f"-smp {config.cpus}", "-no-reboot"]}
     if config.accel.name == "tcg":
@@ -114,7 +115,7 @@ def job_definition(kernel_id: str, kernel_url: str, initrd_url: str, token: str,
 
 
 def prepare_job(kernel: Kernel, initrd: Path, table: str, programs: int, config: RunOptions, files: LavaFiles,
-                device_type: str) -> PreparedJob:
+                device_type: str, resume: str = "") -> PreparedJob:
     """Publishes the kernel (once per image) and this job's initramfs (its token, and `table`: what LAVA shows
     for each run), and writes the definition."""
     assert kernel.image is not None, "the host kernel runs natively"
@@ -125,7 +126,7 @@ def prepare_job(kernel: Kernel, initrd: Path, table: str, programs: int, config:
     write_boot_initrd(initrd, token, boot_initrd, table)
     initrd_url = files.url_of(boot_initrd.name)
     job, timeout_s = job_definition(kernel.id, kernel_url, initrd_url, token, config, programs, device_type,
-                                    kernel.arch)
+                                    kernel.arch, resume)
     return PreparedJob(kernel.id, token, yaml.safe_dump(job, sort_keys=False), timeout_s, initrd_url)
 
 

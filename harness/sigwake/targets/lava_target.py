@@ -1,7 +1,8 @@
 """A kernel booted by a LAVA lab: one job per kernel, submitted, waited for with
 bounded waits, its log read back and judged by the same framed-console parser
-as a local boot. A job that is refused, never starts, fails or is canceled is
-recorded as such, with the job's id and URL."""
+as a local boot, fresh jobs after one that crashed as a local boot has. A job
+that is refused, never starts, fails or is canceled is recorded as such, with
+the job's id and URL."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from ..programs.binaries import Binaries
 from ..programs.catalogue import Catalogue
 from .capture import Capture
 from .options import RunOptions
-from .interpret import KernelOutcome, interpret
+from .fresh_boots import with_fresh_boots
+from .interpret import BootRead, KernelOutcome, combine_boots, read_boot
 from ..kernels.kernels import Kernel
 from .lava_api import JobState, LavaError, LavaServer
 from .lava_job import LavaFiles, PreparedJob, prepare_job
@@ -125,20 +127,27 @@ def _cancel(lab: LavaLab, job_id: int) -> None:
         pass  # the verdict says the job was given up; the server may have gone
 
 
-def read_back(log_text: str, job: PreparedJob, programs: list[str], config: RunOptions, waited: Waited,
-              console_log: Path, cases: dict[str, tuple[str, ...]] | None = None) -> KernelOutcome:
-    """A job's log judged as a local boot's console is: the same unframing with the job's token, the
-    same parser; LAVA's word on the job is the boot's detail when the init did not report in full."""
+def read_job(log_text: str, job: PreparedJob, programs: list[str], config: RunOptions, waited: Waited,
+             console_log: Path, line_offset: int = 0) -> BootRead:
+    """A job's log read as a local boot's console is: the same unframing with the job's token, the same parser;
+    LAVA's word on the job is the boot's detail when the init did not report in full, or when it did and LAVA
+    judged the job otherwise."""
     log = parse_log(log_text)
     console_log.write_text(log.console)
     ended = "; ".join(filter(None, [waited.ended, log.error]))
     seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else 0.0
     outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended)
-    judged = interpret(outcome, job.token, programs, config.privileges, config.timeout_for(len(programs)),
-                       config.repeat, cases)
-    if judged.boot.status == "ok" and waited.state is not None and waited.state.health != "Complete":
-        judged.boot.detail = ended  # the init reported in full, but LAVA judged the job otherwise: say so
-    return judged
+    read = read_boot(outcome, job.token, config.timeout_for(len(programs)), line_offset)
+    if read.status == "ok" and waited.state is not None and waited.state.health != "Complete":
+        read = dataclasses.replace(read, detail=ended)
+    return read
+
+
+def read_back(log_text: str, job: PreparedJob, programs: list[str], config: RunOptions, waited: Waited,
+              console_log: Path, cases: dict[str, tuple[str, ...]] | None = None) -> KernelOutcome:
+    """One job's log judged as a kernel's outcome."""
+    return combine_boots([read_job(log_text, job, programs, config, waited, console_log)], programs,
+                         config.privileges, config.repeat, cases)
 
 
 @dataclass(frozen=True)
@@ -148,16 +157,32 @@ class LavaTarget:
     lab: LavaLab
 
     def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
+        """A job, and after one that crashed or hung once the init ran programs, fresh jobs for the runs after
+        it (fresh_boots.py), as a local boot has; the first job's id and page are the result's."""
         programs = sorted(binaries.reproducers)
         cases = binaries.catalogue.cases_of(programs)
         table = self.lab.table(binaries.catalogue, config.privileges, self.kernel.origin.kind)
-        job = prepare_job(self.kernel, self.initrd, table, len(programs), config, self.lab.files, self.lab.device_type)
+        jobs: list[tuple[str, str]] = []
+
+        def boot(log: Path, resume: str, offset: int) -> BootRead:
+            read, job = self.one_job(programs, table, config, log, resume, offset)
+            jobs.append(job)
+            return read
+        boots = with_fresh_boots(boot, console_log, config.timeout_for(len(programs)))
+        judged = combine_boots(boots, programs, config.privileges, config.repeat, cases)
+        job_id, job_url = next((j for j in jobs if j[0]), ("", ""))
+        return dataclasses.replace(judged, job_id=job_id, job_url=job_url)
+
+    def one_job(self, programs: list[str], table: str, config: RunOptions, console_log: Path, resume: str,
+                offset: int) -> tuple[BootRead, tuple[str, str]]:
+        job = prepare_job(self.kernel, self.initrd, table, len(programs), config, self.lab.files,
+                          self.lab.device_type, resume)
         try:
             job_id = self.lab.server.submit(job.definition)
         except LavaError as e:
             self.lab.files.remove(job.initrd_url)
-            return read_back("", job, programs, config, Waited(None, False, f"the LAVA job was not submitted: {e}"),
-                             console_log, cases)
+            return read_job("", job, programs, config, Waited(None, False, f"the LAVA job was not submitted: {e}"),
+                            console_log, offset), ("", "")
         try:
             waited = wait_for(self.lab, job_id, job, config.stop)
             try:
@@ -167,8 +192,8 @@ class LavaTarget:
                 waited = Waited(waited.state, waited.timed_out, f"{waited.ended}; its log could not be read: {e}")
         finally:
             self.lab.files.remove(job.initrd_url)
-        judged = read_back(log_text, job, programs, config, waited, console_log, cases)
-        return dataclasses.replace(judged, job_id=str(job_id), job_url=self.lab.server.job_url(job_id))
+        return (read_job(log_text, job, programs, config, waited, console_log, offset),
+                (str(job_id), self.lab.server.job_url(job_id)))
 
     def describe(self, config: RunOptions) -> Runner:
         return Runner("lava", config.repeat, self.lab.machine(self.kernel.arch), config.accel.name, config.accel.reason, config.cpus,
