@@ -228,6 +228,36 @@ def test_a_base_that_cannot_boot_could_not_test_and_a_hung_bisection_step_is_a_f
     assert found.exit_code == FINDING and "hang" in [f.kind for f in found.findings], found
 
 
+PANIC_BEFORE_CONSOLE = ("\tsetup_arch(&command_line);\n",
+                        "\tsetup_arch(&command_line);\n\tpanic(\"sigwake test: this kernel panics before its console\");\n")
+
+
+@pytest.fixture
+def early_panic_6_12(tree_6_12: Path) -> Iterator[Path]:
+    """The 6.12 tree, changed (uncommitted) so that its kernel panics right after setup_arch(), before
+    console_init(): only an early console shows that it started at all."""
+    main = tree_6_12 / "init" / "main.c"
+    text = main.read_text()
+    assert text.count(PANIC_BEFORE_CONSOLE[0]) == 1
+    main.write_text(text.replace(*PANIC_BEFORE_CONSOLE))
+    try:
+        yield tree_6_12
+    finally:
+        git(tree_6_12, "checkout", "-q", "--", "init/main.c")
+
+
+def test_a_kernel_that_panics_before_its_console_is_a_step_with_a_problem_not_a_silent_skip(
+        early_panic_6_12: Path, builder: KernelBuilder, fragments: tuple[Path, ...], built: Binaries, accel: Accel,
+        tmp_path: Path) -> None:
+    kernel = builder.build(BuildRequest(early_panic_6_12, fragments), PROGRESS)
+    probe = Probe(built.select(["watermark_sigio"]), "watermark_sigio", "watermark_sigio", guest(accel), tmp_path)
+    probed = probe.judge(file_kernel(kernel.image), "early")
+    assert probed.booted is not None and probed.booted.result.boot.kernel_started, probed  # earlycon: its banner
+    # panic= is not parsed yet, so the kernel sits in its panic until the console's silence ends the boot
+    assert probed.verdict is None and probed.problem in ("crash", "hang"), probed
+    assert "Kernel panic - not syncing: sigwake test: this kernel panics before its console" in probed.note
+
+
 def test_a_warning_an_oops_and_a_panic_are_findings_and_a_crash_hides_nothing(
         tree_6_12: Path, builder: KernelBuilder, fragments: tuple[Path, ...], built: Binaries,
         test_programs: dict[str, Path], accel: Accel, tmp_path: Path, catalogue: Catalogue) -> None:

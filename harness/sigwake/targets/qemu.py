@@ -27,25 +27,28 @@ class Machine:
     tcg_machine: tuple[str, ...]  # board and CPU under TCG (KVM: the host's CPU)
     kvm_machine: tuple[str, ...]
     console: str
+    earlycon: str  # the same port before its driver loads: a kernel that dies that early still prints its banner
     extra_append: tuple[str, ...] = ()
 
 
 MACHINES = {
     "amd64": Machine("amd64", "qemu-system-x86_64", "qemu-system-x86", (), ("-cpu", "host"), "ttyS0",
-                     ("i8042.noaux=1",)),  # no PS/2 mouse probing
+                     "uart8250,io,0x3f8,115200", ("i8042.noaux=1",)),  # no PS/2 mouse probing
     "arm64": Machine("arm64", "qemu-system-aarch64", "qemu-system-arm", ("-machine", "virt", "-cpu", "max"),
-                     ("-machine", "virt", "-cpu", "host"), "ttyAMA0"),
+                     ("-machine", "virt", "-cpu", "host"), "ttyAMA0", "pl011,0x9000000"),
 }
 KVM_GET_API_VERSION = 0xAE00
 KVM_CREATE_VM = 0xAE01
 KVM_API_VERSION = 12
 
 def base_append(arch: str = "amd64") -> tuple[str, ...]:
-    """Kernel arguments every boot gets: serial console, panic ends the boot at once (with -no-reboot
-    QEMU then exits), little printk noise: notices and worse reach the console from the first line (the
-    banner is a notice, a report at boot a warning or worse), info and debug do not."""
+    """Kernel arguments every boot gets: serial console, from the first line (earlycon: a kernel that panics
+    before its console driver loads is seen to have started, a crash rather than nothing), panic ends the
+    boot at once (with -no-reboot QEMU then exits), little printk noise: notices and worse reach the console
+    (the banner is a notice, a report at boot a warning or worse), info and debug do not."""
     machine = MACHINES[arch]
-    return (f"console={machine.console}", "panic=-1", "loglevel=6", *machine.extra_append, "rdinit=/init")
+    return (f"earlycon={machine.earlycon}", f"console={machine.console}", "panic=-1", "loglevel=6",
+            *machine.extra_append, "rdinit=/init")
 
 
 @dataclass(frozen=True)
