@@ -178,6 +178,12 @@ def test_validate_patch_over_a_base_it_cannot_judge(kind: str, wanted: int, cata
     assert validate_exit(base, patched, catalogue) == wanted
 
 
+def test_validate_patch_over_two_kernels_that_refuse_a_case_could_not_test_it(catalogue: Catalogue) -> None:
+    # run calls each a refusal (exit 1); between them the patch changed nothing that ran
+    assert run_exit(KINDS["refusal"], catalogue) == FINDING
+    assert validate_exit(KINDS["refusal"], KINDS["refusal"], catalogue) == COULD_NOT_TEST
+
+
 def test_an_endpoint_the_kernel_failed_is_a_finding_and_one_the_target_failed_untested(catalogue: Catalogue) -> None:
     for kind, code in (("crash", F), ("hang", F), ("split", F), ("nothing started", U)):
         with pytest.raises(BisectError) as stopped:

@@ -128,6 +128,14 @@ def test_a_change_in_defining_evidence_is_reported_though_the_verdict_stays(cata
     assert compare(before, before, catalogue) == ("no change", (), "")
 
 
+def test_a_case_refused_on_both_kernels_could_not_be_tested_unless_refusing_is_right(catalogue: Catalogue) -> None:
+    before = dataclasses.replace(result("watermark_sigio", Verdict.UNSUPPORTED), reason="perf_event_open: EACCES")
+    outcome, _, how = compare(before, before, catalogue)
+    assert (outcome, how) == ("could not test", "refused on both kernels (perf_event_open: EACCES), where delivered is known")
+    refused = result("switch_support_cpu_wide", Verdict.UNSUPPORTED, "user-paranoid1")  # refusing is right there
+    assert compare(refused, refused, catalogue)[0] == "no change"
+
+
 def test_unprivileged_passes_are_judged_by_their_own_expectations(catalogue: Catalogue) -> None:
     refused = result("switch_support_cpu_wide", Verdict.UNSUPPORTED, "user-paranoid1")
     opened = result("switch_support_cpu_wide", D, "user-paranoid1")

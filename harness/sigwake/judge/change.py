@@ -35,7 +35,8 @@ def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tu
     patched kernel's runs split, k of n not the correct verdict). "fixes" and "regresses" are judged
     against the behaviour of a kernel with every known fix (the cases' facts). A base that gave no verdict
     (an error, a timeout, a failed boot, runs that split) could not test the case, unless the patched
-    kernel is wrong in every run where the base was right in some."""
+    kernel is wrong in every run where the base was right in some; nor could two kernels that both refused a
+    case a kernel with every fix runs."""
     correct = expectations.correct(catalogue, before.name, before.privilege)
     if before.verdict is Verdict.FLAKY:
         base = split_words(before, correct)
@@ -46,6 +47,9 @@ def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tu
         return UNJUDGED, (), f"the base split ({base})"  # right after in n runs is no proof that a split is gone
     if not before.verdict.is_kernel_verdict:
         return UNJUDGED, (), f"the base: {before.verdict}" + (f": {before.reason}" if before.reason else "")
+    if before.verdict is after.verdict is Verdict.UNSUPPORTED and correct not in (None, Verdict.UNSUPPORTED):
+        # Refused on both where a kernel with every fix runs it: nothing past the refusal was exercised.
+        return UNJUDGED, (), f"refused on both kernels ({before.reason or 'unsupported'}), where {correct} is known"
     if after.verdict is Verdict.FLAKY:
         # The patched kernel shows another behaviour in some runs: never a pass.
         return ("regresses" if before.verdict is correct else "changes"), (), split_words(after, correct)
