@@ -141,10 +141,15 @@ TABLE = {
     "splat in another case": (F, F, F, F),  # the bisected case is right; the same boot's other case splatted
     "hang at power-off": (F, F, F, F),  # every case reported, then the console went silent
     "peer disagreement": (F, NA, NA, NA),  # only run compares the upstream selftests
+    "target failed mid-run": (U, U, O, O),  # QEMU killed from outside after the banner: the machine's, not tested
 }
 KINDS["splat in another case"] = dataclasses.replace(
     GOOD, reproducers=[ran(D), dataclasses.replace(ran(D), name="watermark_poll")],
     splats=[splat("watermark_poll")])
+KINDS["target failed mid-run"] = kernel(
+    ran(Verdict.BOOT_FAILED, f"{CUT_OFF}: QEMU was killed by SIGKILL"),
+    BootRecord("boot-failed", 9.0, 900, "QEMU was killed by SIGKILL, not by sigwake", kernel_started=True,
+               target_failed="QEMU was killed by SIGKILL, not by sigwake (the host's OOM killer, a user)"))
 KINDS["hang at power-off"] = kernel(ran(D), BootRecord("timeout", 90.0, 900, "the console was silent for 40 s",
                                                        kernel_started=True))
 

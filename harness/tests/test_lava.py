@@ -27,7 +27,7 @@ from sigwake.kernels.kernels import Kernel
 from sigwake.targets.lava_api import JobState, LavaError, LavaServer, base_url
 from sigwake.targets.lava_job import PreparedJob, default_files, prepare_job, write_jobs
 from sigwake.targets.lava_log import parse_log, unescape
-from sigwake.targets.lava_target import LavaLab, wait_for
+from sigwake.targets.lava_target import LavaLab, Waited, read_back, wait_for
 from sigwake.core.model import Origin
 from sigwake.commands.orchestrator import RunConfig, run_kernels
 from sigwake.core.progress import Progress
@@ -295,3 +295,21 @@ def test_a_job_that_crashed_is_followed_by_a_fresh_job_for_the_runs_after_it(ker
     assert {r.name: r.verdict for r in got.reproducers} == {"a": Verdict.BOOT_FAILED, "b": Verdict.DELIVERED}
     assert (got.job_id, got.job_url) == ("1", "http://lab/scheduler/job/1")  # the first job's, with both consoles
     assert "=== sigwake: boot 2, a fresh boot after root/p/a ended boot 1" in (tmp_path / "console.log").read_text()
+
+
+def test_a_labs_infrastructure_error_is_the_targets_not_the_kernels(kernel: Kernel, shared_initrd: Path,
+                                                                    tmp_path: Path) -> None:
+    token = "ab" * 8
+    started = ["KTAP version 1", "# sigwake.release=6.1.0-57-amd64", "# sigwake.init_uptime_ms=900", "1..1",
+               "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.paranoid=2", "# sigwake.start=p"]
+    lines = [{"dt": str(n), "lvl": "target", "msg": console.frame_line(token, n, p).rstrip("\n")}
+             for n, p in enumerate(started)]
+    for error_type, target_failed in (("Infrastructure", "Infrastructure error: the worker lost its device"),
+                                      ("Test", "")):
+        ended = {"dt": "99", "lvl": "results", "msg": {"case": "job", "result": "fail", "error_type": error_type,
+                                                      "error_msg": "the worker lost its device"}}
+        log = "\n".join(json.dumps(line) for line in [*lines, ended])
+        job = PreparedJob(kernel.id, token, "", 60.0, "file:///x")
+        waited = Waited(JobState("Finished", "Incomplete", "", 5.0), False, "LAVA job 3 ended Incomplete")
+        got = read_back(log, job, ["p"], RunOptions(TCG, repeat=1, privileges=("root",)), waited, tmp_path / "c.log")
+        assert got.boot.status == "boot-failed" and got.boot.target_failed == target_failed, got.boot

@@ -13,6 +13,7 @@ import pytest
 from conftest import spec
 from sigwake.commands.cli import REPO
 from sigwake.commands.orchestrator import RunConfig, run_kernels
+from sigwake.core import schema
 from sigwake.core.model import PeerResult
 from sigwake.core.progress import Progress
 from sigwake.core.verdicts import Verdict
@@ -127,7 +128,7 @@ def test_the_upstream_selftests_run_beside_the_cases_in_a_real_guest(kernel_6_12
     assert len(threads) == 5 and all(c.word == "agree" for c in threads), threads
     assert any(program == "remove_on_exec" for program, _ in compared)  # shown, compared with no case
     stored = json.loads((tmp_path / f"{result.kernel_id}.json").read_text())
-    assert stored["peers"] and stored["schema"] == 6
+    assert stored["peers"] and stored["schema"] == schema.CURRENT["kernel-result"]
     # probed before the selftests ran: QEMU's CPU counts every write of a breakpoint (sigtrap_threads agreed
     # above because it could); TCG has no PMU to give remove_on_exec
     assert result.machine["breakpoint"] == "yes: counted 1000 of 1000 writes", result.machine

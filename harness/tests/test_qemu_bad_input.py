@@ -4,6 +4,10 @@ no finished result is lost."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 from sigwake.programs import initramfs
@@ -15,7 +19,10 @@ from sigwake.commands.orchestrator import RunConfig, run_kernels
 from sigwake.core.progress import Progress
 from image_files import corrupt_bzimage
 from sigwake.targets.qemu import Accel
+from sigwake.core.exit_codes import COULD_NOT_TEST
+from sigwake.core.model import Runner
 from sigwake.core.verdicts import Verdict
+from sigwake.judge.gate import of_run
 
 
 def test_a_corrupt_image_is_recorded_as_boot_failed(tmp_path: Path, cache_root: Path) -> None:
@@ -131,3 +138,43 @@ def test_a_reproducer_cannot_forge_the_consoles_frames(tmp_path: Path, built, te
     poll = {r.privilege: r.verdict for r in got.reproducers if r.name == "watermark_poll"}
     assert poll == {"root": Verdict.DELIVERED, "user-paranoid2": Verdict.DELIVERED}
     assert got.boot.rejected_frames == forge["root"]["forged_frames_written"]
+
+
+def qemu_writing(console_log: Path) -> int | None:
+    """The QEMU process whose serial console is `console_log`, if one runs."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"file:{console_log}".encode() in argv and argv[0].startswith(b"qemu-system"):
+            return int(proc.name)
+    return None
+
+
+def test_qemu_killed_from_outside_is_the_targets_failure_not_a_kernel_crash(
+        tmp_path: Path, built, test_programs: dict[str, Path], kernel_6_1: Kernel, accel: Accel,
+        catalogue) -> None:
+    # The host's OOM killer, as a user would see it: QEMU dies of SIGKILL while a case runs. The kernel did
+    # nothing wrong: the kernel is not tested (exit 3), its cut-off case no finding.
+    programs = {"a_hang": test_programs["hang"]}
+    initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "hang.cpio")
+    log = tmp_path / "console.log"
+    config = RunOptions(accel, repro_timeout_ms=60_000, repeat=1, privileges=("root",))
+
+    def kill_once_running() -> None:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            if log.exists() and "sigwake.start=a_hang" in log.read_text(errors="replace") and \
+                    (pid := qemu_writing(log)) is not None:
+                os.kill(pid, signal.SIGKILL)
+                return
+            time.sleep(0.2)  # polling a file another process writes, bounded by the deadline
+    killer = threading.Thread(target=kill_once_running)
+    killer.start()
+    got = run_qemu(kernel_6_1, initrd, sorted(programs), config, log)
+    killer.join(timeout=310)
+    assert got.boot.target_failed.startswith("QEMU was killed by SIGKILL, not by sigwake"), got.boot
+    result = got.as_result("k", Runner("qemu", 1))
+    gate = of_run([result], catalogue)
+    assert gate.findings == [] and gate.exit_code == COULD_NOT_TEST, gate

@@ -77,15 +77,31 @@ def test_the_codec_refuses_what_does_not_fit() -> None:
         from_data(QaLine, {**good, "steps": "none"})
 
 
+KERNEL_RESULT = schema.CURRENT["kernel-result"]
+
+
+def as_schema_5(committed: dict[str, Any]) -> dict[str, Any]:
+    """A committed result as schema 5 wrote it: without what schemas 6 and 7 added."""
+    boot = {k: v for k, v in committed["boot"].items() if k not in ("kernel_started", "target_failed")}
+    return {**{k: v for k, v in committed.items() if k != "machine"}, "schema": 5, "boot": boot}
+
+
+def committed_result(where: Any) -> dict[str, Any]:
+    """The first committed result `where` holds for, as schema 5 wrote it."""
+    return as_schema_5(json.loads(next(p for p in sorted(RESULTS.glob("*.json"))
+                                       if p.name != QA_FILE and where(json.loads(p.read_text()))).read_text()))
+
+
 def now(current: dict[str, Any]) -> dict[str, Any]:
-    """A committed schema 5 result as it reads today: no peers (taken out for the older schemas), the kernel
-    started (its init ran), no machine probed (no peers ran)."""
-    return {**current, "schema": 6, "peers": [], "boot": {**current["boot"], "kernel_started": True}, "machine": {}}
+    """A schema 5 result as it reads today: no peers (taken out for the older schemas), the kernel started (its
+    init ran), no target failure told apart, no machine probed (no peers ran)."""
+    return {**current, "schema": KERNEL_RESULT, "peers": [],
+            "boot": {**current["boot"], "kernel_started": True, "target_failed": ""}, "machine": {}}
 
 
 def test_a_schema_5_result_learns_whether_its_kernel_started(tmp_path: Path) -> None:
-    committed = next(p for p in sorted(RESULTS.glob("*.json")) if json.loads(p.read_text())["boot"]["status"] == "ok")
-    current = json.loads(committed.read_text())
+    current = committed_result(lambda r: r["boot"]["status"] == "ok")
+    committed = Path(f"{current['kernel_id']}.json")
     (tmp_path / committed.name).write_text(json.dumps(current))
     (result,) = load_results(tmp_path).results
     assert result.boot.kernel_started and to_data(result) == {**now(current), "peers": current["peers"]}
@@ -99,28 +115,37 @@ def test_a_schema_5_result_learns_whether_its_kernel_started(tmp_path: Path) -> 
     assert not load_results(tmp_path).results[0].boot.kernel_started
 
 
+def test_a_schema_6_result_tells_no_target_failure_apart(tmp_path: Path) -> None:
+    current = committed_result(lambda r: r["boot"]["status"] == "ok")
+    old = {**current, "schema": 6, "boot": {**current["boot"], "kernel_started": True}, "machine": {}}
+    schema.check("kernel-result", old)  # what schema 6 allowed
+    (tmp_path / f"{current['kernel_id']}.json").write_text(json.dumps(old))
+    (result,) = load_results(tmp_path).results
+    assert result.boot.target_failed == "" and to_data(result) == {**now(current), "peers": current["peers"]}
+
+
 def test_a_schema_3_result_is_upgraded_on_reading_its_runner_s_qemu_named_machine(tmp_path: Path) -> None:
     # A committed result as schema 3 wrote it: the runner's machine was called qemu, and no peers ran.
-    committed = next(p for p in sorted(RESULTS.glob("*.json")) if json.loads(p.read_text())["runner"].get("machine"))
-    current = {k: v for k, v in json.loads(committed.read_text()).items() if k != "peers"}
+    current = {k: v for k, v in committed_result(lambda r: r["runner"].get("machine")).items() if k != "peers"}
+    committed = Path(f"{current['kernel_id']}.json")
     runner = {("qemu" if k == "machine" else k): v for k, v in current["runner"].items()}
     old = {**current, "schema": 3, "runner": runner}
     schema.check("kernel-result", old)  # what schema 3 allowed
     (tmp_path / committed.name).write_text(json.dumps(old))
     (result,) = load_results(tmp_path).results
-    assert result.schema == schema.CURRENT["kernel-result"] == 6 and result.runner.machine == runner["qemu"]
+    assert result.schema == KERNEL_RESULT and result.runner.machine == runner["qemu"]
     assert to_data(result) == now(current)  # nothing else changed on the way up
-    with pytest.raises(ValueError, match="breaks kernel-result schema 6 at runner"):
+    with pytest.raises(ValueError, match=f"breaks kernel-result schema {KERNEL_RESULT} at runner"):
         schema.check("kernel-result", {**now(current), "runner": runner})
 
 
 def test_a_schema_4_result_is_upgraded_on_reading_with_no_peers(tmp_path: Path) -> None:
-    committed = next(p for p in sorted(RESULTS.glob("*.json")) if json.loads(p.read_text())["runner"].get("machine"))
-    current = {k: v for k, v in json.loads(committed.read_text()).items() if k != "peers"}
+    current = {k: v for k, v in committed_result(lambda r: r["runner"].get("machine")).items() if k != "peers"}
+    committed = Path(f"{current['kernel_id']}.json")
     old = {**current, "schema": 4}
     schema.check("kernel-result", old)  # what schema 4 allowed
     (tmp_path / committed.name).write_text(json.dumps(old))
     (result,) = load_results(tmp_path).results
     assert result.peers == [] and to_data(result) == now(current)
-    with pytest.raises(ValueError, match="breaks kernel-result schema 6 at peers"):
+    with pytest.raises(ValueError, match=f"breaks kernel-result schema {KERNEL_RESULT} at peers"):
         schema.check("kernel-result", {**now(current), "peers": [{"program": "watermark_signal"}]})

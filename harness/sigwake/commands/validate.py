@@ -70,20 +70,21 @@ def boot_problems(before: KernelOutcome, after: KernelOutcome) -> list[Finding]:
 
 
 def never_started(outcome: KernelOutcome) -> str | None:
-    """Why nothing of the kernel started (the target's doing: judgement.untested), or None."""
+    """Why the kernel was not tested, the target's doing (nothing started, or the target ended the boot:
+    judgement.untested), or None."""
     return untested(outcome.as_result("kernel", RUNNER))
 
 
 def pair(before: KernelOutcome, after: KernelOutcome, catalogue: Catalogue) -> list[CaseChange]:
     """Every case of either side; one that ran on one kernel only is "lost" (the patched kernel lost it) or,
     for the base, "could not test". A kernel report (splat) on the patched kernel while a case ran, which the
-    base did not print for it, regresses that case whatever its verdict. A patched kernel that never started
-    (nothing booted: the target's doing) could test nothing."""
+    base did not print for it, regresses that case whatever its verdict. A patched kernel the target did not
+    test (nothing booted, or the target ended its boot) could test nothing."""
     before_by_key = {(r.privilege, r.name): r for r in before.reproducers}
     after_by_key = {(r.privilege, r.name): r for r in after.reproducers}
     if (why := never_started(after)) is not None:
         return [CaseChange(r.name, r.privilege, UNJUDGED, before_by_key.get((r.privilege, r.name)), r, (),
-                           f"the patched kernel never started: {why}") for r in after.reproducers]
+                           f"the patched kernel was not tested: {why}") for r in after.reproducers]
     titles = {side: Counter((s.privilege, s.case, s.title) for s in outcome.splats)
               for side, outcome in (("before", before), ("after", after))}
     changes = []

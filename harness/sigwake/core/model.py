@@ -10,9 +10,10 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 6  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+SCHEMA = 7  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
 # 5: the upstream selftests' results (peers); 6: the boot says whether the kernel started (printed its banner),
-# and what the selftests need of the machine (breakpoint, pmu) as probed before they ran
+# and what the selftests need of the machine (breakpoint, pmu) as probed before they ran; 7: whether the target
+# (not the kernel) ended the boot
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -139,6 +140,7 @@ class BootRecord:
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of
     boots: int = 1  # more than one: a crash or hang ended a boot and the runs after it went on in fresh ones
     kernel_started: bool = False  # it printed its banner: a death before our init is the kernel's, not the target's
+    target_failed: str = ""  # the target ended the boot (QEMU killed from outside, a lab's error): not the kernel's
 
 
 @dataclass

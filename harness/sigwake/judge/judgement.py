@@ -91,7 +91,7 @@ def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judg
         titles = "; ".join(dict.fromkeys(s.title for s in found))
         return Judged(kernel, case, Outcome.FAIL, f"kernel splat while it ran: {titles} (verdict {verdict})", "splat")
     if verdict in (Verdict.BOOT_FAILED, Verdict.TIMEOUT) and kernel.boot.status not in ("ok", "native"):
-        if case.reason.startswith(CUT_OFF):  # it ran, and the kernel died or hung under it
+        if case.reason.startswith(CUT_OFF) and not kernel.boot.target_failed:  # the kernel died or hung under it
             return Judged(kernel, case, Outcome.FAIL, f"{verdict}: {case.reason}", "lost")
         return Judged(kernel, case, Outcome.MISS, f"{verdict}: {case.reason}",
                       "lost" if untested(kernel) is None else None)
@@ -151,9 +151,12 @@ class Finding:
 
 def untested(kernel: KernelResult) -> str | None:
     """Why the kernel could not be tested at all, when that is the target's doing rather than the kernel's:
-    nothing started (QEMU refused the image, a lab never ran the job): no banner, no kernel report, no init.
-    None when the kernel was tested, or when it started and crashed or hung: that is the kernel's, a finding."""
+    nothing started (QEMU refused the image, a lab never ran the job): no banner, no kernel report, no init; or
+    the target ended the boot (QEMU killed from outside, a lab's infrastructure error). None when the kernel
+    was tested, or when it started and crashed or hung: that is the kernel's, a finding."""
     boot = kernel.boot
+    if boot.target_failed:  # QEMU killed from outside, a lab's own error: whatever the kernel had done by then
+        return f"{boot.status}: {boot.detail}"
     if boot.status not in ("boot-failed", "timeout") or kernel.splats or boot.kernel_started or \
             boot.init_uptime_ms is not None:
         return None

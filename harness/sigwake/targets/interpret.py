@@ -40,6 +40,8 @@ class KernelOutcome:
 def boot_status(outcome: Capture, report: ktap.RunnerReport, timeout_s: float) -> tuple[str, str]:
     """("ok" | "timeout" | "boot-failed", what happened)."""
     panic = console.panic_line(outcome.console)
+    if outcome.target_failed and not report.done:
+        return "boot-failed", outcome.target_failed + (f"; {panic}" if panic else "")
     if outcome.timed_out and outcome.silent_s:
         return "timeout", f"the console was silent for {outcome.silent_s:.0f} s" + (f"; {panic}" if panic else "")
     if outcome.timed_out:
@@ -65,6 +67,11 @@ class BootRead:
     rejected: int
     splats: list[Splat]
     line_offset: int = 0  # where its console starts in the kernel's console log
+
+    @property
+    def target_failed(self) -> str:
+        """Why the target, not the kernel, ended this boot before the init was done ("" when it did not)."""
+        return self.outcome.target_failed if self.status != "ok" else ""
 
     @property
     def cut_off(self) -> Verdict:
@@ -174,7 +181,7 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                       {k: round(v, 3) for k, v in pass_seconds.items()},
                       [w for b in boots for w in b.report.warnings], len(boots),
                       any(console.kernel_banner(b.outcome.console) for b in boots) or
-                      boots[0].report.init_uptime_ms is not None)
+                      boots[0].report.init_uptime_ms is not None, first_bad.target_failed)
     release = next((b.report.release for b in boots if b.report.release), None)
     paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
     return KernelOutcome(release, boot, combine(runs, repeat), paranoid, skipped,

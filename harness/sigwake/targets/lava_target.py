@@ -136,7 +136,8 @@ def read_job(log_text: str, job: PreparedJob, programs: list[str], config: RunOp
     console_log.write_text(log.console)
     ended = "; ".join(filter(None, [waited.ended, log.error]))
     seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else 0.0
-    outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended)
+    lab_failed = log.error if log.error.startswith("Infrastructure error") else ""  # the lab's, not the kernel's
+    outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended, target_failed=lab_failed)
     read = read_boot(outcome, job.token, config.timeout_for(len(programs)), line_offset)
     if read.status == "ok" and waited.state is not None and waited.state.health != "Complete":
         read = dataclasses.replace(read, detail=ended)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -182,4 +183,7 @@ def boot(request: BootRequest, console_log: Path) -> Capture:
         _, stderr = proc.communicate()
     seconds = time.monotonic() - start
     console = console_log.read_text(errors="replace") if console_log.exists() else ""
-    return Capture(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, round(silent_s, 1))
+    killed = "" if timed_out or proc.returncode >= 0 else \
+        f"QEMU was killed by {signal.Signals(-proc.returncode).name}, not by sigwake (the host's OOM killer, a user)"
+    return Capture(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, round(silent_s, 1),
+                   target_failed=killed)
