@@ -140,6 +140,7 @@ def test_the_kernels_a_bisection_booted_are_kept_as_results_and_shown(tmp_path: 
     results = tmp_path / "results"
     cli.main(["bisect", "--debian", "amd64", "--repro", "watermark_sigio", "--results", str(results)])
     (record,) = load_bisections(results, unreadable := [])
+    assert not unreadable
     kept = results / "bisections" / record.name
     assert load_result(kept / "linux-image-6.10.1-amd64_1.json").boot.status == "timeout"
     assert (kept / "linux-image-6.10.1-amd64_1.console.log").read_text() == "the console of linux-image-6.10.1-amd64_1\n"
