@@ -134,6 +134,11 @@ def test_a_case_refused_on_both_kernels_could_not_be_tested_unless_refusing_is_r
     assert (outcome, how) == ("could not test", "refused on both kernels (perf_event_open: EACCES), where delivered is known")
     refused = result("switch_support_cpu_wide", Verdict.UNSUPPORTED, "user-paranoid1")  # refusing is right there
     assert compare(refused, refused, catalogue)[0] == "no change"
+    # held to what a kernel of the base's release does: attr.sigtrap is refused before 5.13, run on 6.12
+    old = dataclasses.replace(result("sigtrap_thread", Verdict.UNSUPPORTED), reason="no attr.sigtrap")
+    assert expectations.expected(catalogue, "sigtrap_thread", "5.10.0").verdict is Verdict.UNSUPPORTED
+    assert compare(old, old, catalogue, "5.10.0")[0] == "no change"
+    assert compare(old, old, catalogue, "6.12.0")[0] == "could not test"
 
 
 def test_unprivileged_passes_are_judged_by_their_own_expectations(catalogue: Catalogue) -> None:

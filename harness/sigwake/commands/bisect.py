@@ -286,15 +286,15 @@ class Probe:
         console = self.work / f"{label}.console.log"
         outcome = target.run(self.binaries, self.config, console)
         return probed_of(outcome, label, self.case, self.config.repeat, self.binaries.catalogue, kernel.origin,
-                         console)
+                         console, target.describe(self.config))
 
 
 def probed_of(outcome: KernelOutcome, label: str, case: str, repeat: int, catalogue: Catalogue,
-              origin: Origin = Origin("file"), console: Path | None = None) -> Probed:
+              origin: Origin = Origin("file"), console: Path | None = None, runner: Runner | None = None) -> Probed:
     """One candidate's boot judged as a run's is (judgement.findings, every case of every pass that ran, the
     boot itself): the case's root verdict, or none and why; the step's problem, the first of a crash, a hang,
     a split, a kernel report, a refusal or a reproducer's error (gate.STEP_PROBLEM_OF)."""
-    result = outcome.as_result(label, Runner("qemu", repeat), origin)
+    result = outcome.as_result(label, runner or Runner("qemu", repeat), origin)
     judged = step_verdict(outcome, result, case, catalogue)
     return dataclasses.replace(judged, booted=Booted(result, console)) if console is not None else judged
 

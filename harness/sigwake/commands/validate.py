@@ -22,6 +22,7 @@ from ..targets.registry import QemuTarget
 from ..core.progress import Progress
 from ..core.model import Runner
 from ..core.outcomes import UNJUDGED, CaseChange, ValidationRecord, now
+from ..core.verdicts import Verdict
 from ..judge.judgement import Finding, kernel_findings, untested
 
 RUNNER = Runner("qemu", 0)  # what booted both sides, for judging their boots as a run's are
@@ -70,21 +71,22 @@ def boot_problems(before: KernelOutcome, after: KernelOutcome) -> list[Finding]:
 
 
 def never_started(outcome: KernelOutcome) -> str | None:
-    """Why the kernel was not tested, the target's doing (nothing started, or the target ended the boot:
-    judgement.untested), or None."""
-    return untested(outcome.as_result("kernel", RUNNER))
+    """Why nothing of the kernel started (the target's doing: judgement.untested), or None; a kernel whose boot
+    the target ended later is paired case by case (its cases then, its reports, still count)."""
+    return None if outcome.boot.target_failed else untested(outcome.as_result("kernel", RUNNER))
 
 
 def pair(before: KernelOutcome, after: KernelOutcome, catalogue: Catalogue) -> list[CaseChange]:
     """Every case of either side; one that ran on one kernel only is "lost" (the patched kernel lost it) or,
     for the base, "could not test". A kernel report (splat) on the patched kernel while a case ran, which the
-    base did not print for it, regresses that case whatever its verdict. A patched kernel the target did not
-    test (nothing booted, or the target ended its boot) could test nothing."""
+    base did not print for it, regresses that case whatever its verdict. A patched kernel that never started
+    (nothing booted: the target's doing) could test nothing; a case the target cut off (its boot ended from
+    outside) could not be tested."""
     before_by_key = {(r.privilege, r.name): r for r in before.reproducers}
     after_by_key = {(r.privilege, r.name): r for r in after.reproducers}
     if (why := never_started(after)) is not None:
         return [CaseChange(r.name, r.privilege, UNJUDGED, before_by_key.get((r.privilege, r.name)), r, (),
-                           f"the patched kernel was not tested: {why}") for r in after.reproducers]
+                           f"the patched kernel never started: {why}") for r in after.reproducers]
     titles = {side: Counter((s.privilege, s.case, s.title) for s in outcome.splats)
               for side, outcome in (("before", before), ("after", after))}
     changes = []
@@ -93,8 +95,12 @@ def pair(before: KernelOutcome, after: KernelOutcome, catalogue: Catalogue) -> l
         splats = [t for (p, c, t), n in titles["after"].items() if (p, c) == key and n > titles["before"][(p, c, t)]]
         if splats and a is not None:
             changes.append(CaseChange(key[1], key[0], "regresses", b, a, (), f"kernel splat: {'; '.join(splats)}"))
+        elif b is not None and a is not None and after.boot.target_failed and \
+                a.verdict in (Verdict.BOOT_FAILED, Verdict.TIMEOUT):
+            changes.append(CaseChange(key[1], key[0], UNJUDGED, b, a, (), f"the target ended the patched kernel's "
+                                                                            f"boot: {after.boot.target_failed}"))
         elif b is not None and a is not None:
-            outcome, differing, how = compare(b, a, catalogue)
+            outcome, differing, how = compare(b, a, catalogue, before.release or "")
             changes.append(CaseChange(key[1], key[0], outcome, b, a, differing, how))
         elif a is None:
             changes.append(CaseChange(key[1], key[0], "lost", b, a, (), "the patched kernel did not report it"))

@@ -30,13 +30,14 @@ def always_wrong(case: ReproResult, correct: Verdict | None) -> bool:
     return case.verdict.is_kernel_verdict and case.verdict is not correct
 
 
-def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tuple[str, tuple[str, ...], str]:
+def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue,
+            release: str = "") -> tuple[str, tuple[str, ...], str]:
     """The outcome for one case, the defining evidence that changed, and how ("intermittent k/n": the
     patched kernel's runs split, k of n not the correct verdict). "fixes" and "regresses" are judged
     against the behaviour of a kernel with every known fix (the cases' facts). A base that gave no verdict
     (an error, a timeout, a failed boot, runs that split) could not test the case, unless the patched
     kernel is wrong in every run where the base was right in some; nor could two kernels that both refused a
-    case a kernel with every fix runs."""
+    case a kernel of the base's `release` runs (no release: a kernel with every fix)."""
     correct = expectations.correct(catalogue, before.name, before.privilege)
     if before.verdict is Verdict.FLAKY:
         base = split_words(before, correct)
@@ -47,9 +48,11 @@ def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue) -> tu
         return UNJUDGED, (), f"the base split ({base})"  # right after in n runs is no proof that a split is gone
     if not before.verdict.is_kernel_verdict:
         return UNJUDGED, (), f"the base: {before.verdict}" + (f": {before.reason}" if before.reason else "")
-    if before.verdict is after.verdict is Verdict.UNSUPPORTED and correct not in (None, Verdict.UNSUPPORTED):
-        # Refused on both where a kernel with every fix runs it: nothing past the refusal was exercised.
-        return UNJUDGED, (), f"refused on both kernels ({before.reason or 'unsupported'}), where {correct} is known"
+    known = expectations.expected(catalogue, before.name, release, before.privilege, "file") if release else None
+    runs = known.verdict if known is not None else correct  # what a kernel of the base's release does
+    if before.verdict is after.verdict is Verdict.UNSUPPORTED and runs not in (None, Verdict.UNSUPPORTED):
+        # Refused on both where a kernel of that release runs it: nothing past the refusal was exercised.
+        return UNJUDGED, (), f"refused on both kernels ({before.reason or 'unsupported'}), where {runs} is known"
     if after.verdict is Verdict.FLAKY:
         # The patched kernel shows another behaviour in some runs: never a pass.
         return ("regresses" if before.verdict is correct else "changes"), (), split_words(after, correct)

@@ -16,4 +16,4 @@ class Capture:
     stderr: str
     silent_s: float = 0.0  # when killed for silence: how long the console had been quiet
     ended: str = ""  # how the target says the run ended, when that is not a process's exit (a lab's job state)
-    target_failed: str = ""  # the target, not the kernel, ended it: QEMU killed from outside, a lab's own error
+    target_failed: str = ""  # the target, not the kernel, ended it: QEMU killed or stopped from outside

@@ -181,7 +181,7 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                       {k: round(v, 3) for k, v in pass_seconds.items()},
                       [w for b in boots for w in b.report.warnings], len(boots),
                       any(console.kernel_banner(b.outcome.console) for b in boots) or
-                      boots[0].report.init_uptime_ms is not None, first_bad.target_failed)
+                      boots[0].report.init_uptime_ms is not None, target_failed(boots))
     release = next((b.report.release for b in boots if b.report.release), None)
     paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
     return KernelOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
@@ -189,6 +189,13 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                         version=next((b.report.version for b in boots if b.report.version), ""),
                         peers=[p for b in boots for peer in b.report.peers for p in peer_results(peer, b.line_offset)],
                         machine={k: v for b in boots for k, v in b.report.machine.items()})
+
+
+def target_failed(boots: list[BootRead]) -> str:
+    """Why the target ended the kernel's boots, when it ended every one that ended badly; "" when the kernel
+    ended any (its crash or hang stands, whatever the target did to another boot)."""
+    bad = [b for b in boots if b.status != "ok"]
+    return bad[0].target_failed if bad and all(b.target_failed for b in bad) else ""
 
 
 def interpret(outcome: Capture, token: str, programs: list[str], privileges: tuple[str, ...],

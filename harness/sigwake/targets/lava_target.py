@@ -128,16 +128,18 @@ def _cancel(lab: LavaLab, job_id: int) -> None:
 
 
 def read_job(log_text: str, job: PreparedJob, programs: list[str], config: RunOptions, waited: Waited,
-             console_log: Path, line_offset: int = 0) -> BootRead:
+             console_log: Path, line_offset: int = 0, waited_s: float = 0.0) -> BootRead:
     """A job's log read as a local boot's console is: the same unframing with the job's token, the same parser;
     LAVA's word on the job is the boot's detail when the init did not report in full, or when it did and LAVA
-    judged the job otherwise."""
+    judged the job otherwise. `waited_s`: how long sigwake waited for it, its time when LAVA gives none (a job
+    canceled at its timeout), so that fresh jobs stay bounded by time."""
     log = parse_log(log_text)
     console_log.write_text(log.console)
     ended = "; ".join(filter(None, [waited.ended, log.error]))
-    seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else 0.0
-    lab_failed = log.error if log.error.startswith("Infrastructure error") else ""  # the lab's, not the kernel's
-    outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended, target_failed=lab_failed)
+    seconds = waited.state.seconds if waited.state is not None and waited.state.seconds is not None else waited_s
+    # No lab error is taken for the target's: LAVA says "Infrastructure error: Connection closed" when QEMU exits,
+    # which is also how a kernel that panics (panic=-1, -no-reboot) ends a job.
+    outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended)
     read = read_boot(outcome, job.token, config.timeout_for(len(programs)), line_offset)
     if read.status == "ok" and waited.state is not None and waited.state.health != "Complete":
         read = dataclasses.replace(read, detail=ended)
@@ -172,6 +174,8 @@ class LavaTarget:
         boots = with_fresh_boots(boot, console_log, config.timeout_for(len(programs)))
         judged = combine_boots(boots, programs, config.privileges, config.repeat, cases)
         job_id, job_url = next((j for j in jobs if j[0]), ("", ""))
+        if len(jobs) > 1:  # the result names the first; the rest are said, each with its console in the log
+            judged.boot.detail += "; LAVA jobs, boot by boot: " + ", ".join(url or "not submitted" for _, url in jobs)
         return dataclasses.replace(judged, job_id=job_id, job_url=job_url)
 
     def one_job(self, programs: list[str], table: str, config: RunOptions, console_log: Path, resume: str,
@@ -184,6 +188,7 @@ class LavaTarget:
             self.lab.files.remove(job.initrd_url)
             return read_job("", job, programs, config, Waited(None, False, f"the LAVA job was not submitted: {e}"),
                             console_log, offset), ("", "")
+        started = time.monotonic()
         try:
             waited = wait_for(self.lab, job_id, job, config.stop)
             try:
@@ -193,7 +198,7 @@ class LavaTarget:
                 waited = Waited(waited.state, waited.timed_out, f"{waited.ended}; its log could not be read: {e}")
         finally:
             self.lab.files.remove(job.initrd_url)
-        return (read_job(log_text, job, programs, config, waited, console_log, offset),
+        return (read_job(log_text, job, programs, config, waited, console_log, offset, time.monotonic() - started),
                 (str(job_id), self.lab.server.job_url(job_id)))
 
     def describe(self, config: RunOptions) -> Runner:

@@ -147,6 +147,19 @@ WATCH_EVERY_S = 1.0  # how often the silence watchdog looks at the console's siz
 DIE_WITH_US = ("setpriv", "--pdeathsig", "KILL", "--")
 
 
+def ended_from_outside(returncode: int, stderr: str) -> str:
+    """Why QEMU's end was none of the guest's doing, or "": SIGKILL (sigwake kills only at a deadline, and then
+    says so; the host's OOM killer kills so), or QEMU's own word that a signal ended it (SIGTERM, SIGINT,
+    SIGHUP: it exits 0 and says "terminating on signal"). A QEMU that aborts or faults may have been driven
+    there by the guest: that stays the kernel's."""
+    said = next((line.strip() for line in stderr.splitlines() if "terminating on signal" in line), "")
+    if said:
+        return f"QEMU was stopped from outside: {said}"
+    if returncode == -signal.SIGKILL:
+        return "QEMU was killed by SIGKILL, not by sigwake (the host's OOM killer, a user)"
+    return ""
+
+
 def boot(request: BootRequest, console_log: Path) -> Capture:
     """Boots once; returns when QEMU exits, or once it is killed at the timeout or for a console
     silent for request.silence_s (a hung kernel, while a slow but working one keeps printing)."""
@@ -183,7 +196,5 @@ def boot(request: BootRequest, console_log: Path) -> Capture:
         _, stderr = proc.communicate()
     seconds = time.monotonic() - start
     console = console_log.read_text(errors="replace") if console_log.exists() else ""
-    killed = "" if timed_out or proc.returncode >= 0 else \
-        f"QEMU was killed by {signal.Signals(-proc.returncode).name}, not by sigwake (the host's OOM killer, a user)"
     return Capture(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, round(silent_s, 1),
-                   target_failed=killed)
+                   target_failed="" if timed_out else ended_from_outside(proc.returncode, stderr))
