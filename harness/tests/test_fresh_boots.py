@@ -59,3 +59,20 @@ def test_time_ends_them_and_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     boots = boots_of([FakeBoot("root/p/a", cap * 0.6), FakeBoot("root/p/b", cap * 0.6), FakeBoot("", 1)], monkeypatch,
                      tmp_path)
     assert len(boots) == 2 and boots[-1].detail.startswith("crashed; no fresh boot after this one: the boots took ")
+
+
+def test_an_interrupted_fresh_boot_leaves_its_console_in_the_log_and_no_file(monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Path) -> None:
+    given = [FakeBoot("root/p/a", 10)]
+
+    def boot(kernel: object, initrd: object, config: object, log: Path, *args: object) -> FakeBoot:
+        if given:
+            return given.pop(0)
+        log.write_text("the fresh boot's console\n")
+        raise qemu.Stopped("stopped while booting")
+    monkeypatch.setattr(qemu_run, "boot_once", boot)
+    with pytest.raises(qemu.Stopped):
+        qemu_run.run_qemu(Kernel("k", Origin("file"), tmp_path / "vmlinuz"), tmp_path / "initrd", ["p"],
+                          RunOptions(qemu.Accel("tcg", "test")), tmp_path / "console.log")
+    assert (tmp_path / "console.log").read_text().endswith("the fresh boot's console\n")
+    assert not (tmp_path / "console.log.resumed").exists()

@@ -34,8 +34,10 @@ def with_fresh_boots(boot_once: BootOnce, console_log: Path, cap_s: float) -> li
             log.write(f"\n=== sigwake: boot {len(boots) + 1}, a fresh boot after {key} ended boot {len(boots)} "
                       f"({boots[-1].status}) ===\n")
         offset = len(console_log.read_text(errors="replace").split("\n")) - 1
-        boots.append(boot_once(resumed_log, key, offset))
-        with console_log.open("a") as log:
-            log.write(resumed_log.read_text(errors="replace") if resumed_log.exists() else "")
-        resumed_log.unlink(missing_ok=True)
+        try:
+            boots.append(boot_once(resumed_log, key, offset))
+        finally:  # an interrupted fresh boot (Ctrl-C) still leaves its console in the one log, and no file
+            with console_log.open("a") as log:
+                log.write(resumed_log.read_text(errors="replace") if resumed_log.exists() else "")
+            resumed_log.unlink(missing_ok=True)
     return boots
