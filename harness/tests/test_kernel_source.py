@@ -9,6 +9,7 @@ tree per version, one build cache and one ccache (under the sigwake cache)."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -187,18 +188,25 @@ HANG_BEFORE_INIT = ("\tif (ramdisk_execute_command) {\n\t\tret = run_init_proces
                     "\tfor (;;)\n\t\tschedule_timeout_interruptible(HZ);\n")
 
 
+@contextlib.contextmanager
+def main_c_changed(tree: Path, old: str, new: str) -> Iterator[Path]:
+    """The tree with the one `old` of init/main.c made `new`, uncommitted, until the test is done."""
+    main = tree / "init" / "main.c"
+    text = main.read_text()
+    assert text.count(old) == 1
+    main.write_text(text.replace(old, new))
+    try:
+        yield tree
+    finally:
+        git(tree, "checkout", "-q", "--", "init/main.c")
+
+
 @pytest.fixture
 def hanging_6_12(tree_6_12: Path) -> Iterator[Path]:
     """The 6.12 tree, changed (uncommitted) so that its kernel starts, prints its banner and hangs in
     kernel_init() before it runs our init: a base that cannot judge anything, a bisection step that hangs."""
-    main = tree_6_12 / "init" / "main.c"
-    text = main.read_text()
-    assert HANG_BEFORE_INIT[0] in text
-    main.write_text(text.replace(HANG_BEFORE_INIT[0], HANG_BEFORE_INIT[1] + HANG_BEFORE_INIT[0], 1))
-    try:
-        yield tree_6_12
-    finally:
-        git(tree_6_12, "checkout", "-q", "--", "init/main.c")
+    with main_c_changed(tree_6_12, HANG_BEFORE_INIT[0], HANG_BEFORE_INIT[1] + HANG_BEFORE_INIT[0]) as tree:
+        yield tree
 
 
 def test_a_base_that_cannot_boot_could_not_test_and_a_hung_bisection_step_is_a_finding(
@@ -236,14 +244,8 @@ PANIC_BEFORE_CONSOLE = ("\tsetup_arch(&command_line);\n",
 def early_panic_6_12(tree_6_12: Path) -> Iterator[Path]:
     """The 6.12 tree, changed (uncommitted) so that its kernel panics right after setup_arch(), before
     console_init(): only an early console shows that it started at all."""
-    main = tree_6_12 / "init" / "main.c"
-    text = main.read_text()
-    assert text.count(PANIC_BEFORE_CONSOLE[0]) == 1
-    main.write_text(text.replace(*PANIC_BEFORE_CONSOLE))
-    try:
-        yield tree_6_12
-    finally:
-        git(tree_6_12, "checkout", "-q", "--", "init/main.c")
+    with main_c_changed(tree_6_12, *PANIC_BEFORE_CONSOLE) as tree:
+        yield tree
 
 
 def test_a_kernel_that_panics_before_its_console_is_a_step_with_a_problem_not_a_silent_skip(

@@ -104,6 +104,10 @@ class BisectReport:
     confidence: float = 0.0
     booted: list[Booted] = field(default_factory=list, compare=False)  # the kernels its steps booted, in order
 
+    def kept(self) -> list[tuple[KernelResult, Path]]:
+        """What store.write_bisection keeps beside the record: each booted kernel's result and console log."""
+        return [(b.result, b.console) for b in self.booted]
+
     def summary(self, subject: str) -> str:
         skipped = [s.candidate for s in self.steps if s.mark is Mark.SKIP]
         what = self.first_changed[0] if len(self.first_changed) == 1 else f"one of {', '.join(self.first_changed)}"

@@ -458,7 +458,7 @@ def bisect_command(args: argparse.Namespace, progress: Progress) -> int:
     judged = gate.of_steps(subject, report.first_changed, report.steps)
     record = bisection_record(report, subject, over, source_commit(REPO), judged.exit_code)
     print(f"consoles and initramfs in {probe.work}")
-    print(f"recorded in {write_bisection(args.results, record, [(b.result, b.console) for b in report.booted])}")
+    print(f"recorded in {write_bisection(args.results, record, report.kept())}")
     print(report.summary(probe.case))
     for finding in judged.findings:
         print(f"finding: {finding}")

@@ -88,7 +88,7 @@ def find_boundary(config: QaConfig, line: QaLine, old: QaStep, new: QaStep, prob
     gate = of_steps(f"{where} {HEADLINE}", report.first_changed, report.steps)
     write_bisection(config.run.results_dir, bisection_record(report, subject, f"Debian's {flavour} packages",
                                                              source_commit(config.run.source), gate.exit_code),
-                    [(b.result, b.console) for b in report.booted])
+                    report.kept())
     if len(report.first_changed) != 1:
         return replace(fallback, how=f"bisected to one of {', '.join(report.first_changed)}"), gate
     return QaBoundary(str(report.old), str(report.new), report.last_old, report.first_changed[0],

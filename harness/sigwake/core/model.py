@@ -140,7 +140,7 @@ class BootRecord:
     warnings: list[str] = field(default_factory=list)  # what the guest init warned of
     boots: int = 1  # more than one: a crash or hang ended a boot and the runs after it went on in fresh ones
     kernel_started: bool = False  # it printed its banner: a death before our init is the kernel's, not the target's
-    target_failed: str = ""  # the target ended the boot (QEMU killed from outside, a lab's error): not the kernel's
+    target_failed: str = ""  # the target ended the boots (QEMU killed or stopped from outside): not the kernel's
 
 
 @dataclass

@@ -152,10 +152,10 @@ class Finding:
 def untested(kernel: KernelResult) -> str | None:
     """Why the kernel could not be tested at all, when that is the target's doing rather than the kernel's:
     nothing started (QEMU refused the image, a lab never ran the job): no banner, no kernel report, no init; or
-    the target ended the boot (QEMU killed from outside, a lab's infrastructure error). None when the kernel
+    the target ended its boots (QEMU killed or stopped from outside: boot.target_failed). None when the kernel
     was tested, or when it started and crashed or hung: that is the kernel's, a finding."""
     boot = kernel.boot
-    if boot.target_failed:  # QEMU killed from outside, a lab's own error: whatever the kernel had done by then
+    if boot.target_failed:  # QEMU killed or stopped from outside: whatever the kernel had done by then
         return f"{boot.status}: {boot.detail}"
     if boot.status not in ("boot-failed", "timeout") or kernel.splats or boot.kernel_started or \
             boot.init_uptime_ms is not None:

@@ -49,9 +49,9 @@ def lava_table(catalogue: Catalogue, privileges: tuple[str, ...], origin: str) -
     for major, minor in releases(catalogue):
         release = f"{major}.{minor}"
         for privilege in privileges:
-            for shown, name in names.items():
+            for guest_name, name in names.items():
                 words = passing(catalogue, name, privilege, release, origin)
-                if said.get((privilege, shown)) != words:
-                    said[(privilege, shown)] = words
-                    lines.append(" ".join((release, privilege, shown, *words)))
+                if said.get((privilege, guest_name)) != words:
+                    said[(privilege, guest_name)] = words
+                    lines.append(" ".join((release, privilege, guest_name, *words)))
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ from ..judge.judgement import findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
-from .render_outcomes import Booted, outcome_rows
+from .render_outcomes import BootedKernels, outcome_rows
 from ..judge.expectations import HEADLINE
 from ..store.store import console_log_path
 from .report_input import Format
@@ -41,7 +41,7 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
 
 def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                 qa: list[QaLine] | None = None, validations: list[ValidationRecord] | None = None,
-                bisections: list[BisectionRecord] | None = None, booted: Booted | None = None) -> str:
+                bisections: list[BisectionRecord] | None = None, booted: BootedKernels | None = None) -> str:
     ordered = sorted(kernels, key=KernelResult.order)
     judged = [judged_cases(k, catalogue) for k in ordered]
     privileges = list(dict.fromkeys(p for passes in judged for p in passes))

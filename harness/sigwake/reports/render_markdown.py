@@ -13,7 +13,7 @@ from ..judge.judgement import findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
-from .render_outcomes import Booted, outcome_lines
+from .render_outcomes import BootedKernels, outcome_lines
 from .report_input import Format
 
 def cell(repro: ReproResult | None, catalogue: Catalogue) -> str:
@@ -81,7 +81,7 @@ def peer_lines(ordered: list[KernelResult], catalogue: Catalogue) -> list[str]:
 
 def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                   validations: list[ValidationRecord] | None = None,
-                  bisections: list[BisectionRecord] | None = None, booted: Booted | None = None) -> str:
+                  bisections: list[BisectionRecord] | None = None, booted: BootedKernels | None = None) -> str:
     ordered = sorted(results, key=KernelResult.order)
     failing = [{(j.case.privilege, j.name) for cases in judged_cases(result, catalogue).values() for j in cases
                 if j.finding is not None} for result in ordered]

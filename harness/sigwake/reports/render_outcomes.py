@@ -11,7 +11,7 @@ from ..core.model import KernelResult
 from ..core.outcomes import BisectionRecord, Step, ValidationRecord
 from ..store.store import BISECTIONS, console_log_path
 
-Booted = dict[str, list[KernelResult]]  # a bisection's name -> the kernels its steps booted, as stored
+BootedKernels = dict[str, list[KernelResult]]  # a bisection's name -> the kernels its steps booted, as stored
 
 
 def validation_heading(v: ValidationRecord) -> str:
@@ -36,7 +36,7 @@ def bisection_heading(b: BisectionRecord) -> str:
     return f"{b.recorded_at}: {b.subject} over {b.over}: {b.summary.splitlines()[0]}"
 
 
-def booted_lines(b: BisectionRecord, booted: Booted) -> list[str]:
+def booted_lines(b: BisectionRecord, booted: BootedKernels) -> list[str]:
     """Each kernel the bisection booted: its boot and where its result and console log are kept."""
     folder = Path(BISECTIONS) / b.name
     return [f"booted {k.kernel_id}: boot {k.boot.status}{': ' + k.boot.detail if k.boot.detail else ''} "
@@ -44,7 +44,7 @@ def booted_lines(b: BisectionRecord, booted: Booted) -> list[str]:
 
 
 def outcome_lines(validations: list[ValidationRecord], bisections: list[BisectionRecord],
-                  booted: Booted | None = None) -> list[str]:
+                  booted: BootedKernels | None = None) -> list[str]:
     """Markdown sections, newest first; none when nothing is stored."""
     lines: list[str] = []
     if validations:
@@ -63,7 +63,7 @@ def outcome_lines(validations: list[ValidationRecord], bisections: list[Bisectio
 
 
 def outcome_rows(validations: list[ValidationRecord], bisections: list[BisectionRecord],
-                 booted: Booted | None = None) -> dict[str, Any]:
+                 booted: BootedKernels | None = None) -> dict[str, Any]:
     """What the page's sections show, newest first."""
     return {
         "validations": [{"heading": validation_heading(v), "findings": v.exit_code == FINDING,  # the gate's word

@@ -20,14 +20,14 @@ def with_fresh_boots(boot_once: BootOnce, console_log: Path, cap_s: float) -> li
     boots = [boot_once(console_log, "", 0)]
     while boots[-1].resumable():
         spent = sum(b.outcome.seconds for b in boots)
-        if spent >= cap_s:
-            boots[-1] = dataclasses.replace(boots[-1], detail=f"{boots[-1].detail}; no fresh boot after this one: "
-                                                              f"the boots took {spent:.0f} s of {cap_s:.0f} s")
-            break
         key = boots[-1].resume_key()
-        if len(boots) > 1 and key == boots[-2].resume_key():  # no progress: the init did not get past it
-            boots[-1] = dataclasses.replace(boots[-1], detail=f"{boots[-1].detail}; no fresh boot after this one: "
-                                                              f"it ended in the run the last one ended in ({key})")
+        stop = ""
+        if spent >= cap_s:
+            stop = f"the boots took {spent:.0f} s of {cap_s:.0f} s"
+        elif len(boots) > 1 and key == boots[-2].resume_key():  # no progress: the init did not get past it
+            stop = f"it ended in the run the last one ended in ({key})"
+        if stop:
+            boots[-1] = dataclasses.replace(boots[-1], detail=f"{boots[-1].detail}; no fresh boot after this one: {stop}")
             break
         resumed_log = console_log.with_name(console_log.name + ".resumed")
         with console_log.open("a") as log:
