@@ -20,6 +20,13 @@
 //    execs with the event enabled and SIGTRAP unblocked: remove_on_exec
 //    (2e498d0a74e5, v5.13) removes the event at the exec, so the new image,
 //    whose SIGTRAP is the default again, is not killed by its first fault.
+//  - sigtrap_exec_fault: the event, opened by the child itself with kernel-mode
+//    faults counted, is enabled just before execve(), whose own copy of the path
+//    faults on a page nothing touched. That overflow queues the SIGTRAP's task
+//    work, exec removes the event and resets SIGTRAP to its default, and the
+//    work then ran on the way back to user space and killed the new image, until
+//    perf_sigtrap() learnt to skip an event already removed ("perf/core: Don't
+//    send SIGTRAP after exec removed the event", in 6.12.118).
 // The event counts page faults, not CPU time: its type stays PERF_TYPE_SOFTWARE
 // in an inherited copy (a task-clock event's is rewritten to the task_clock
 // PMU's own type by perf_swevent_init(), and inherit_event() copies that).
@@ -29,12 +36,14 @@
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <utility>
@@ -265,6 +274,83 @@ SIGWAKE_CASE(sigtrap_inherit_thread_fork,
     return report.decide(Verdict::kMisdelivered, "a child made by fork() took SIGTRAP from an inherit_thread event");
   }
   report.decide(Verdict::kNotDelivered, "the forked child faulted, no SIGTRAP: the event stayed with the threads");
+}
+
+}  // namespace sigwake
+
+namespace sigwake {
+namespace {
+
+// A string on a private file mapping that nothing has read: the first read of it, by execve(), faults.
+const char* untouched_copy(const char* text) {
+  const int fd = static_cast<int>(syscall(SYS_memfd_create, "exec-path", 0));  // the guest has no writable file system
+  check(fd >= 0, "memfd_create");
+  const auto length = std::strlen(text) + 1;
+  check(write(fd, text, length) == static_cast<ssize_t>(length), "write(memfd)");
+  void* at = mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
+  check(at != MAP_FAILED, "mmap(memfd)");
+  close(fd);
+  return static_cast<const char*>(at);
+}
+
+}  // namespace
+
+SIGWAKE_CASE(sigtrap_exec_fault,
+             {.expected = {always(Verdict::kUnsupported,
+                                  "perf_event_paranoid 2 and above refuse an unprivileged event that counts in the "
+                                  "kernel (perf_allow_kernel() in kernel/events/core.c), and only kernel-mode faults "
+                                  "raise this case's SIGTRAP inside execve()")
+                               .in_passes({"user-paranoid2", "user-paranoid3"}),
+                           always(Verdict::kDelivered,
+                                  "a bug from 2e498d0a74e5 \"perf: Add support for event removal on exec\" (v5.13), "
+                                  "fixed by \"perf/core: Don't send SIGTRAP after exec removed the event\" (Debian's "
+                                  "changelog of linux 6.12.118-1, ChangeLog-6.12.118): perf_sigtrap() in "
+                                  "kernel/events/core.c returns for an event whose state is PERF_EVENT_STATE_EXIT "
+                                  "or below, so the task work an overflow inside execve() queued no longer kills "
+                                  "the new image")},
+              .defining = {"child_trapped_before_exec", "child_killed_by"},
+              .shown = {"child_trapped_before_exec", "child_killed_by"},
+              .kconfig = kPerfConfig}) {
+  const pid_t child = fork();
+  check(child >= 0, "fork");
+  if (child == 0) {
+    SignalCapture trap(SIGTRAP);
+    const char* path = untouched_copy("/proc/self/exe");
+    perf_event_attr attr = sigtrap_attr(Inherit::kNone);
+    attr.exclude_kernel = 0;  // execve()'s faults on our pages are taken in the kernel
+    try {
+      PerfEvent event = PerfEvent::open(attr, 0, -1);
+      fault_until_trapped(trap, event);
+      if (trap.count() == 0) _exit(3);
+      close(STDOUT_FILENO);  // the new image lists our cases; that is not our KTAP
+      const SignalCapture::Unblocked here(trap);
+      event.enable();  // its SIGTRAPs until the exec are ours to take
+      char* const argv[] = {const_cast<char*>("sigtrap_perf"), const_cast<char*>("--list"), nullptr};
+      execv(path, argv);
+    } catch (const Unsupported&) {
+      _exit(5);
+    } catch (...) {
+    }
+    _exit(4);
+  }
+  int status = 0;
+  check(waitpid(child, &status, 0) == child, "waitpid");
+  const bool trapped = !(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+  report.add("child_trapped_before_exec", trapped);
+  report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  report.add("child_exit", static_cast<long long>(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 5) throw Unsupported("the kernel refused a sigtrap event counting kernel-mode faults");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 4) throw ReproError("the child could not open its event or exec /proc/self/exe");
+  if (!trapped) return report.decide(Verdict::kNotDelivered, "the child's event never trapped");
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) {
+    return report.decide(Verdict::kMisdelivered,
+                         "the new image was killed by SIGTRAP: the overflow inside execve() signalled after the exec "
+                         "removed the event");
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return report.decide(Verdict::kMisdelivered, "the exec'd image did not end cleanly");
+  }
+  report.decide(Verdict::kDelivered, "trapped before the exec; the new image ran to its end");
 }
 
 }  // namespace sigwake

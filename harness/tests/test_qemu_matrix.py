@@ -43,6 +43,10 @@ def test_both_kernels_booted_and_reported(run: RunSummary, kernel_6_1: Kernel, k
         assert result.release and result.release.startswith(kernel_6_1.id[:4] if result.kernel_id == kernel_6_1.id else "6.12.")
 
 
+# A real bug of every Debian kernel before 6.12.118: the only finding sigwake has on 6.1.
+SIGTRAP_AFTER_EXEC = "sigtrap_exec_fault: regression: measured misdelivered, expected delivered (from: a bug from 2e498d0a74e5"
+
+
 def test_6_1_marks_the_fd_readable_but_sends_no_sigio(run: RunSummary, kernel_6_1: Kernel) -> None:
     verdict, evidence = verdicts(run, kernel_6_1)["watermark_sigio"]
     assert verdict is Verdict.NOT_DELIVERED, evidence
@@ -68,10 +72,16 @@ def test_controls_are_delivered_on_both(run: RunSummary, kernel_6_1: Kernel, ker
         assert got["overflow_sigio"][1]["pollin"] == 0  # the overflow path alone
 
 
-def test_measurements_agree_with_the_expectations_table_and_nothing_else_is_found(run: RunSummary, catalogue: Catalogue) -> None:
+def test_measurements_agree_with_the_expectations_table_and_nothing_else_is_found(run: RunSummary, catalogue: Catalogue,
+                                                                                  kernel_6_1: Kernel) -> None:
+    """6.1.192 lacks "perf/core: Don't send SIGTRAP after exec removed the event" (seen: the new image killed in every
+    run); Debian 13's 6.12 carries it. Nothing else is a finding on either."""
     for result in run.results:
-        found = findings([result], catalogue)
-        assert found == [], "\n".join(map(str, found))
+        found = [str(f) for f in findings([result], catalogue)]
+        if result.kernel_id == kernel_6_1.id:
+            assert found and all(SIGTRAP_AFTER_EXEC in f for f in found), "\n".join(found)
+        else:
+            assert found == [], "\n".join(found)
 
 
 def test_result_files_console_logs_and_matrix_are_written(run: RunSummary, results_dir: Path) -> None:
