@@ -1,0 +1,103 @@
+// PERF_RECORD_READ at a child's exit: an inherited event with inherit_stat
+// writes, as each inherited copy's task exits, one READ record with that
+// child's pid and its count (perf_event_exit_event() -> sync_child_event() ->
+// perf_event_read_event() in kernel/events/core.c, into the parent's ring:
+// perf_output_begin() writes an inherited copy's records as its parent).
+// `perf record -s` builds its per-thread counts from them. Until 02a4984a3596
+// "perf/core: Fix missing read event generation on task exit" (v6.19)
+// sync_child_event() took the task from ctx->task, which the exit has already
+// set to TASK_TOMBSTONE, and wrote none.
+//  - exit_read_record: five children, each forked, run and reaped in turn;
+//    the ring must hold one READ record naming each.
+// perf_mmap() refuses a buffer for an inherited event that follows a task on
+// every CPU (EINVAL), so everything is pinned to CPU 0 and the event counts there.
+// A second event in our context that is not inherited keeps a child's context
+// from being a clone (perf_event_init_context()), so perf never swaps ours into
+// a child at a context switch and a child always exits with its own copy.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <set>
+
+#include "lib/attrs.h"
+#include "lib/budgets.h"
+#include "lib/process.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+constexpr int kChildren = 5;
+
+perf_event_attr inherit_stat_attr() {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+  attr.inherit = 1;
+  attr.inherit_stat = 1;
+  attr.exclude_kernel = 1;  // allowed at perf_event_paranoid 2
+  attr.exclude_hv = 1;
+  return attr;
+}
+
+// The pid a PERF_RECORD_READ names (its body starts with pid, tid).
+std::optional<std::uint32_t> read_record_pid(const Record& record) {
+  if (record.type != PERF_RECORD_READ || record.bytes.size() < sizeof(perf_event_header) + 8) return std::nullopt;
+  std::uint32_t pid = 0;
+  std::memcpy(&pid, record.bytes.data() + sizeof(perf_event_header), sizeof pid);
+  return pid;
+}
+
+}  // namespace
+
+SIGWAKE_CASE(exit_read_record,
+             {.expected = {changed_at("6.19", "02a4984a3596", Verdict::kNoRecord, Verdict::kMeasured,
+                                      "02a4984a3596 \"perf/core: Fix missing read event generation on task exit\" "
+                                      "(v6.19): perf_event_exit_event() hands the exiting task to "
+                                      "sync_child_event(), which writes PERF_RECORD_READ for an inherit_stat event; "
+                                      "before it, ctx->task was already TASK_TOMBSTONE there and no record was "
+                                      "written")},
+              .defining = {"read_records", "children_named"},
+              .shown = {"read_records", "children_named"},
+              .kconfig = kPerfConfig}) {
+  pin_to_cpu(0);
+  PerfEvent event = PerfEvent::open(inherit_stat_attr(), 0, 0);
+  perf_event_attr plain = inherit_stat_attr();
+  plain.inherit = 0;
+  plain.inherit_stat = 0;
+  const PerfEvent no_clone = PerfEvent::open(plain, 0, 0);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  std::set<std::uint32_t> children;
+  for (int i = 0; i < kChildren; ++i) {
+    const pid_t child = fork();
+    check(child >= 0, "fork");
+    if (child == 0) {
+      burn_cpu(1ms);  // a count of its own to report
+      _exit(0);
+    }
+    int status = 0;
+    check(waitpid(child, &status, 0) == child, "waitpid");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw ReproError("a child did not exit cleanly");
+    children.insert(static_cast<std::uint32_t>(child));
+  }
+  const RecordRead read = ring.consume();
+  int reads = 0;
+  std::set<std::uint32_t> named;
+  for (const Record& record : read.records) {
+    if (const auto pid = read_record_pid(record)) {
+      ++reads;
+      if (children.contains(*pid)) named.insert(*pid);
+    }
+  }
+  report.add("records", static_cast<long long>(read.records.size()));
+  report.add("read_records", static_cast<long long>(reads));
+  report.add("children_named", static_cast<long long>(named.size()));
+  report.add("children", static_cast<long long>(kChildren));
+  if (read.truncated) throw ReproError("the ring held a truncated record");
+  if (reads == 0) return report.decide(Verdict::kNoRecord, "five children exited, no PERF_RECORD_READ");
+  if (reads != kChildren || named.size() != kChildren) {
+    return report.decide(Verdict::kWrongCount, "not one PERF_RECORD_READ naming each exited child");
+  }
+  report.decide(Verdict::kMeasured, "one PERF_RECORD_READ per exited child");
+}
+
+}  // namespace sigwake
