@@ -87,7 +87,8 @@ def test_sigterm_keeps_what_finished_says_what_did_not_and_takes_qemu_along(
     # --resume keeps 6.1 (same image, same programs) and boots only 6.12.
     again = start_run(results, kernel_6_1, kernel_6_12, extra=("--resume",))
     _, stderr = again.communicate(timeout=600)
-    assert again.returncode == 0, stderr
+    # 1: 6.1 lacks "perf/core: Don't send SIGTRAP after exec removed the event", a finding of the kernel's own
+    assert again.returncode == 1, stderr
     assert f"{kernel_6_1.id}: recorded before for this image and these programs, kept (--resume)" in stderr
     assert f"testing {kernel_6_1.id}" not in stderr and f"testing {kernel_6_12.id}" in stderr
     assert (results / f"{kernel_6_12.id}.json").exists()
