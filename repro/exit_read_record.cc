@@ -3,10 +3,10 @@
 // child's pid and its count (perf_event_exit_event() -> sync_child_event() ->
 // perf_event_read_event() in kernel/events/core.c, into the parent's ring:
 // perf_output_begin() writes an inherited copy's records as its parent).
-// `perf record -s` builds its per-thread counts from them. Until 02a4984a3596
-// "perf/core: Fix missing read event generation on task exit" (v6.19)
-// sync_child_event() took the task from ctx->task, which the exit has already
-// set to TASK_TOMBSTONE, and wrote none.
+// `perf record -s` builds its per-thread counts from them. Until c418d8b4d7a4
+// "perf/core: Fix missing read event generation on task exit" (v6.19, and
+// stable 6.18.2 and 6.17.13) sync_child_event() took the task from ctx->task,
+// which the exit has already set to TASK_TOMBSTONE, and wrote none.
 //  - exit_read_record: five children, each forked, run and reaped in turn;
 //    the ring must hold one READ record naming each.
 // perf_mmap() refuses a buffer for an inherited event that follows a task on
@@ -50,12 +50,13 @@ std::optional<std::uint32_t> read_record_pid(const Record& record) {
 }  // namespace
 
 SIGWAKE_CASE(exit_read_record,
-             {.expected = {changed_at("6.19", "02a4984a3596", Verdict::kNoRecord, Verdict::kMeasured,
-                                      "02a4984a3596 \"perf/core: Fix missing read event generation on task exit\" "
-                                      "(v6.19): perf_event_exit_event() hands the exiting task to "
-                                      "sync_child_event(), which writes PERF_RECORD_READ for an inherit_stat event; "
-                                      "before it, ctx->task was already TASK_TOMBSTONE there and no record was "
-                                      "written")},
+             {.expected = {changed_at("6.19", "c418d8b4d7a4", Verdict::kNoRecord, Verdict::kMeasured,
+                                      "c418d8b4d7a4 \"perf/core: Fix missing read event generation on task exit\" "
+                                      "(v6.19; stable 6.18.2 da07fa873059, 6.17.13 e70bd000760a): "
+                                      "perf_event_exit_event() hands the exiting task to sync_child_event(), which "
+                                      "writes PERF_RECORD_READ for an inherit_stat event; before it, ctx->task was "
+                                      "already TASK_TOMBSTONE there and no record was written")
+                               .backported({"6.18.2", "6.17.13"})},
               .defining = {"read_records", "children_named"},
               .shown = {"read_records", "children_named"},
               .kconfig = kPerfConfig}) {

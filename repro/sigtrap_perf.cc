@@ -33,6 +33,7 @@
 // The first SIGTRAP comes while SIGTRAP is unblocked and must say so; later
 // ones may come while the handler runs (SIGTRAP blocked) and are then rightly
 // flagged TRAP_PERF_FLAG_ASYNC.
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -41,9 +42,10 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <exception>
-#include <optional>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -151,15 +153,92 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
   report.decide(Verdict::kDelivered);
 }
 
+// A string on a private file mapping that nothing has read: the first read of it, by execve(), faults.
+const char* untouched_copy(const char* text) {
+  const int fd = static_cast<int>(syscall(SYS_memfd_create, "exec-path", 0));  // the guest has no writable file system
+  check(fd >= 0, "memfd_create");
+  const auto length = std::strlen(text) + 1;
+  check(write(fd, text, length) == static_cast<ssize_t>(length), "write(memfd)");
+  void* at = mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
+  check(at != MAP_FAILED, "mmap(memfd)");
+  close(fd);
+  return static_cast<const char*>(at);
+}
+
+// How an exec case's child ends before its exec, when it does not exec.
+constexpr int kNeverTrapped = 3;
+constexpr int kSetupFailed = 4;
+constexpr int kRefused = 5;
+
+struct ExecChild {
+  int status = 0;
+  std::string why;  // a child that ended before its exec says why
+};
+
+// Forks a child that runs `body` up to its exec, and waits for its end. A body that throws, or whose exec
+// returns, ends the child (kRefused for Unsupported, kSetupFailed otherwise) and sends its words back.
+ExecChild run_exec_child(const std::function<void()>& body) {
+  int why[2];
+  check(pipe2(why, O_CLOEXEC) == 0, "pipe2");  // closed by the exec: a child that execs says nothing
+  const pid_t child = fork();
+  check(child >= 0, "fork");
+  if (child == 0) {
+    close(why[0]);
+    int code = kSetupFailed;
+    std::string words;
+    try {
+      body();
+      words = errno_text("execv(/proc/self/exe)");
+    } catch (const Unsupported& e) {
+      code = kRefused;
+      words = e.what();
+    } catch (const std::exception& e) {
+      words = e.what();
+    }
+    (void)!write(why[1], words.data(), words.size());
+    _exit(code);
+  }
+  close(why[1]);
+  ExecChild end;
+  check(waitpid(child, &end.status, 0) == child, "waitpid");
+  char chunk[256];
+  for (ssize_t n; (n = read(why[0], chunk, sizeof chunk)) > 0;) end.why.append(chunk, static_cast<std::size_t>(n));
+  close(why[0]);
+  return end;
+}
+
+// Delivered when the child trapped before its exec and the new image ran to its end; `killed` says what a
+// SIGTRAP that killed the new image means.
+void decide_after_exec(Report& report, const ExecChild& end, const char* killed) {
+  const int status = end.status;
+  const bool exited = WIFEXITED(status);
+  const bool trapped = !(exited && WEXITSTATUS(status) == kNeverTrapped);
+  report.add("child_trapped_before_exec", trapped);
+  report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  report.add("child_exit", static_cast<long long>(exited ? WEXITSTATUS(status) : -1));
+  if (exited && WEXITSTATUS(status) == kRefused) throw Unsupported(end.why);
+  if (exited && WEXITSTATUS(status) == kSetupFailed) throw ReproError("the child before its exec: " + end.why);
+  if (!trapped) return report.decide(Verdict::kNotDelivered, "the child's event never trapped");
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) return report.decide(Verdict::kMisdelivered, killed);
+  if (!exited || WEXITSTATUS(status) != 0) {
+    return report.decide(Verdict::kMisdelivered, "the exec'd image did not end cleanly");
+  }
+  report.decide(Verdict::kDelivered, "trapped before the exec; the new image ran to its end");
+}
+
 Facts sigtrap_facts(Words peers = {}) {
   return {.expected = {changed_at("5.13", "97ba62b27867", Verdict::kUnsupported, Verdict::kDelivered,
-                                  "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13): "
-                                  "__perf_event_overflow() in kernel/events/core.c queues task_work for "
-                                  "attr.sigtrap, perf_sigtrap() sends SIGTRAP through send_sig_perf() in "
-                                  "kernel/signal.c (TRAP_PERF, si_addr = the sample's address, si_perf_data = "
-                                  "sig_data, si_perf_type = the event's type, si_perf_flags TRAP_PERF_FLAG_ASYNC "
-                                  "only when SIGTRAP is blocked) to the task that overflowed; inherit_thread "
-                                  "(2b26f0aa0049, v5.13) inherits the event into threads cloned with CLONE_THREAD")},
+                                  "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13): an overflow of an "
+                                  "attr.sigtrap event in __perf_event_overflow() (kernel/events/core.c) makes "
+                                  "perf_sigtrap() send SIGTRAP with TRAP_PERF to the task that overflowed, its "
+                                  "si_addr the sample's address; 0683b53197b5 \"signal: Deliver all of the siginfo "
+                                  "perf data in _perf\" gives sig_data and the event's type in si_perf_data and "
+                                  "si_perf_type; 78ed93d72ded \"signal: Deliver SIGTRAP on perf event asynchronously "
+                                  "if blocked\" (v5.18, send_sig_perf() in kernel/signal.c) adds si_perf_flags, "
+                                  "TRAP_PERF_FLAG_ASYNC only when SIGTRAP is blocked; c5d93d23a260 \"perf: Enqueue "
+                                  "SIGTRAP always via task_work\" (v6.10) sends it from task work on the way back to "
+                                  "user space, where it had come from irq_work; inherit_thread (2b26f0aa0049, v5.13) "
+                                  "inherits the event into threads cloned with CLONE_THREAD")},
           .defining = {"si_code", "si_perf_data", "si_perf_type", "si_perf_flags", "traps_on_other_threads",
                        "first_trap_at_fault"},
           .shown = {"signals", "si_code", "si_perf_flags"},
@@ -212,36 +291,16 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
               .kconfig = kPerfConfig}) {
   SignalCapture trap(SIGTRAP);  // its handler is the child's until the exec
   PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kChildren), 0, -1);  // disabled: our faults do not count
-  const pid_t child = fork();
-  check(child >= 0, "fork");
-  if (child == 0) {
+  const ExecChild end = run_exec_child([&] {
     fault_until_trapped(trap, event);  // enabling our parent's event enables the copy we inherited
-    if (trap.count() == 0) _exit(3);
+    if (trap.count() == 0) _exit(kNeverTrapped);
     event.enable();  // enabled at the exec: only its removal keeps the new image's faults from trapping
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    sigaddset(&unblock, SIGTRAP);
-    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+    const SignalCapture::Unblocked here(trap);
     close(STDOUT_FILENO);  // the new image lists our cases; that is not our KTAP
     execl("/proc/self/exe", "sigtrap_perf", "--list", nullptr);
-    _exit(4);
-  }
-  int status = 0;
-  check(waitpid(child, &status, 0) == child, "waitpid");
+  });
   event.disable();
-  const bool trapped = !(WIFEXITED(status) && WEXITSTATUS(status) == 3);
-  report.add("child_trapped_before_exec", trapped);
-  report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
-  report.add("child_exit", static_cast<long long>(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 4) throw ReproError("the child could not exec /proc/self/exe");
-  if (!trapped) return report.decide(Verdict::kNotDelivered, "the child's inherited event never trapped");
-  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) {
-    return report.decide(Verdict::kMisdelivered, "the exec'd image was killed by SIGTRAP: the event outlived the exec");
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return report.decide(Verdict::kMisdelivered, "the exec'd image did not end cleanly");
-  }
-  report.decide(Verdict::kDelivered, "trapped before the exec, not after it");
+  decide_after_exec(report, end, "the exec'd image was killed by SIGTRAP: the event outlived the exec");
 }
 
 SIGWAKE_CASE(sigtrap_inherit_thread_fork,
@@ -279,21 +338,6 @@ SIGWAKE_CASE(sigtrap_inherit_thread_fork,
 }  // namespace sigwake
 
 namespace sigwake {
-namespace {
-
-// A string on a private file mapping that nothing has read: the first read of it, by execve(), faults.
-const char* untouched_copy(const char* text) {
-  const int fd = static_cast<int>(syscall(SYS_memfd_create, "exec-path", 0));  // the guest has no writable file system
-  check(fd >= 0, "memfd_create");
-  const auto length = std::strlen(text) + 1;
-  check(write(fd, text, length) == static_cast<ssize_t>(length), "write(memfd)");
-  void* at = mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
-  check(at != MAP_FAILED, "mmap(memfd)");
-  close(fd);
-  return static_cast<const char*>(at);
-}
-
-}  // namespace
 
 SIGWAKE_CASE(sigtrap_exec_fault,
              {.expected = {always(Verdict::kUnsupported,
@@ -311,46 +355,23 @@ SIGWAKE_CASE(sigtrap_exec_fault,
               .defining = {"child_trapped_before_exec", "child_killed_by"},
               .shown = {"child_trapped_before_exec", "child_killed_by"},
               .kconfig = kPerfConfig}) {
-  const pid_t child = fork();
-  check(child >= 0, "fork");
-  if (child == 0) {
+  const ExecChild end = run_exec_child([] {
     SignalCapture trap(SIGTRAP);
     const char* path = untouched_copy("/proc/self/exe");
     perf_event_attr attr = sigtrap_attr(Inherit::kNone);
     attr.exclude_kernel = 0;  // execve()'s faults on our pages are taken in the kernel
-    try {
-      PerfEvent event = PerfEvent::open(attr, 0, -1);
-      fault_until_trapped(trap, event);
-      if (trap.count() == 0) _exit(3);
-      close(STDOUT_FILENO);  // the new image lists our cases; that is not our KTAP
-      const SignalCapture::Unblocked here(trap);
-      event.enable();  // its SIGTRAPs until the exec are ours to take
-      char* const argv[] = {const_cast<char*>("sigtrap_perf"), const_cast<char*>("--list"), nullptr};
-      execv(path, argv);
-    } catch (const Unsupported&) {
-      _exit(5);
-    } catch (...) {
-    }
-    _exit(4);
-  }
-  int status = 0;
-  check(waitpid(child, &status, 0) == child, "waitpid");
-  const bool trapped = !(WIFEXITED(status) && WEXITSTATUS(status) == 3);
-  report.add("child_trapped_before_exec", trapped);
-  report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
-  report.add("child_exit", static_cast<long long>(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 5) throw Unsupported("the kernel refused a sigtrap event counting kernel-mode faults");
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 4) throw ReproError("the child could not open its event or exec /proc/self/exe");
-  if (!trapped) return report.decide(Verdict::kNotDelivered, "the child's event never trapped");
-  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) {
-    return report.decide(Verdict::kMisdelivered,
-                         "the new image was killed by SIGTRAP: the overflow inside execve() signalled after the exec "
-                         "removed the event");
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return report.decide(Verdict::kMisdelivered, "the exec'd image did not end cleanly");
-  }
-  report.decide(Verdict::kDelivered, "trapped before the exec; the new image ran to its end");
+    PerfEvent event = PerfEvent::open(attr, 0, -1);
+    fault_until_trapped(trap, event);
+    if (trap.count() == 0) _exit(kNeverTrapped);
+    close(STDOUT_FILENO);  // the new image lists our cases; that is not our KTAP
+    const SignalCapture::Unblocked here(trap);
+    event.enable();  // its SIGTRAPs until the exec are ours to take
+    char* const argv[] = {const_cast<char*>("sigtrap_perf"), const_cast<char*>("--list"), nullptr};
+    execv(path, argv);
+  });
+  decide_after_exec(report, end,
+                    "the new image was killed by SIGTRAP: the overflow inside execve() signalled after the exec "
+                    "removed the event");
 }
 
 }  // namespace sigwake

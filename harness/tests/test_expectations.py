@@ -50,3 +50,34 @@ def test_debian_refuses_unprivileged_perf_at_paranoid_3(catalogue: Catalogue) ->
     # Not a fact about other kernels, nor about other passes.
     assert expectations.expected(catalogue, "watermark_sigio", "7.2.13", "user-paranoid3", "file").verdict is Verdict.DELIVERED
     assert expectations.expected(catalogue, "watermark_sigio", "6.1.0", "user-paranoid2", "debian").verdict is Verdict.NOT_DELIVERED
+
+
+def test_a_stable_backport_counts_from_its_stable_release(catalogue: Catalogue) -> None:
+    # c418d8b4d7a4 (v6.19) reached 6.18.2 and 6.17.13; 6.12 has no backport, whatever its patch level.
+    def known(release: str) -> Verdict | None:
+        want = expectations.expected(catalogue, "exit_read_record", release)
+        return want.verdict if want else None
+    assert known("6.19.0") is Verdict.MEASURED
+    assert known("6.18.44-fc-v1098") is Verdict.MEASURED
+    assert known("6.18.2") is Verdict.MEASURED
+    assert known("6.18.1") is Verdict.NO_RECORD
+    assert known("6.17.12") is Verdict.NO_RECORD
+    assert known("6.17.13") is Verdict.MEASURED
+    assert known("6.12.118+deb13-amd64") is Verdict.NO_RECORD
+    assert known("6.1.0-57-amd64") is Verdict.NO_RECORD
+    # A branch with a backport, and a release that does not say its patch level: nothing is known.
+    assert known("6.18.0-1-amd64") is None
+
+
+def test_the_facts_read_debians_stable_patch_level_from_uname_v() -> None:
+    assert expectations.facts_release("6.1.0-57-amd64", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-02)") == "6.1.192"
+    assert expectations.facts_release("6.18.44-fc-v1098", "#1 SMP PREEMPT_DYNAMIC @0") == "6.18.44-fc-v1098"
+    # Another branch's version in uname -v (a backport's build) is not this kernel's.
+    assert expectations.facts_release("6.12.0-1-amd64", "#1 SMP Debian 6.1.192-3") == "6.12.0-1-amd64"
+
+
+def test_a_kernel_before_the_change_behaving_as_after_is_an_unexpected_fix(catalogue: Catalogue) -> None:
+    m = expectations.check(catalogue, "6.12", "6.12.118+deb13-amd64", "exit_read_record", Verdict.MEASURED, {})
+    assert m is not None and m.kind == "unexpected fix"
+    m = expectations.check(catalogue, "6.18", "6.18.44", "exit_read_record", Verdict.NO_RECORD, {})
+    assert m is not None and m.kind == "regression"

@@ -18,6 +18,12 @@ Expectation Expectation::of_origins(Words o) const {
   return e;
 }
 
+Expectation Expectation::backported(Words releases) const {
+  Expectation e = *this;
+  e.stable = std::move(releases);
+  return e;
+}
+
 Expectation always(Verdict verdict, std::string source) {
   return {.before = verdict, .after = verdict, .source = std::move(source)};
 }
@@ -90,7 +96,7 @@ std::string optional(std::string_view text) { return text.empty() ? "null" : quo
 
 std::string expectation_json(const Expectation& e) {
   return "{\"before\": " + quoted(verdict_name(e.before)) + ", \"after\": " + quoted(verdict_name(e.after)) +
-         ", \"since\": " + optional(e.since) + ", \"commit\": " + optional(e.commit) +
+         ", \"since\": " + optional(e.since) + ", \"commit\": " + optional(e.commit) + ", \"stable\": " + list(e.stable) +
          ", \"source\": " + quoted(e.source) + ", \"passes\": " + (e.passes.empty() ? "null" : list(e.passes)) +
          ", \"origins\": " + (e.origins.empty() ? "null" : list(e.origins)) + "}";
 }
@@ -98,7 +104,7 @@ std::string expectation_json(const Expectation& e) {
 }  // namespace
 
 std::string facts_json(const std::vector<NamedFacts>& cases) {
-  std::string out = "{\"schema\": 2, \"cases\": [";
+  std::string out = "{\"schema\": 3, \"cases\": [";
   for (const NamedFacts& c : cases) {
     std::string expected = "[";
     for (const Expectation& e : c.facts->expected) expected += (expected.size() > 1 ? ", " : "") + expectation_json(e);

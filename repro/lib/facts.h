@@ -23,12 +23,14 @@ struct Expectation {
   Verdict after = Verdict::kNone;   // from `since` on (every kernel when there is no `since`)
   std::string_view since;           // "6.10": the upstream release that changed it
   std::string_view commit;          // the commit that changed it there
+  Words stable;                     // "6.18.2": stable releases whose branch has `after` from then on, before `since`
   std::string source;               // where this is known from: the kernel's code, commit, manual
   Words passes;                     // the privilege passes it speaks of; none: every pass
   Words origins;                    // the kernel origins it speaks of (debian, file, host); none: all
 
   Expectation in_passes(Words p) const;
   Expectation of_origins(Words o) const;
+  Expectation backported(Words releases) const;
 };
 
 // The same on every kernel.

@@ -14,17 +14,17 @@ TEST(Facts, QuotesAndControlCharactersAreEscaped) {
 }
 
 TEST(Facts, EveryFieldIsPrintedAndUnsetOnesAreNull) {
-  const Facts facts{.expected = {watermark_fix().in_passes({"root"}), bpf_needs_privilege()},
+  const Facts facts{.expected = {watermark_fix().in_passes({"root"}).backported({"6.6.30"}), bpf_needs_privilege()},
                     .defining = kSiginfoEvidence + Words{"crossings"},
                     .shown = {"records"},
                     .kconfig = kPerfConfig,
                     .peers = {"watermark_signal"}};
   const std::string json = facts_json({{"one", &facts}, {"two", &facts}});
-  EXPECT_EQ(json.rfind(R"({"schema": 2, "cases": [)", 0), 0u) << json;
-  EXPECT_NE(json.find(R"("before": "not-delivered", "after": "delivered", "since": "6.10", "commit": "fd20bb51ed39")"),
+  EXPECT_EQ(json.rfind(R"({"schema": 3, "cases": [)", 0), 0u) << json;
+  EXPECT_NE(json.find(R"("before": "not-delivered", "after": "delivered", "since": "6.10", "commit": "fd20bb51ed39", "stable": ["6.6.30"])"),
             std::string::npos);
   EXPECT_NE(json.find(R"("passes": ["root"], "origins": null})"), std::string::npos);
-  EXPECT_NE(json.find(R"("since": null, "commit": null)"), std::string::npos);
+  EXPECT_NE(json.find(R"("since": null, "commit": null, "stable": [])"), std::string::npos);
   EXPECT_NE(json.find(R"("defining": ["si_signo", "si_code", "si_band", "crossings"])"), std::string::npos);
   EXPECT_NE(json.find(R"("kconfig": ["CONFIG_PERF_EVENTS"], "peers": ["watermark_signal"]})"), std::string::npos);
   EXPECT_NE(json.find(R"({"name": "two")"), std::string::npos);

@@ -37,22 +37,53 @@ def upstream_version(release: str) -> Version | None:
     return (int(match[1]), int(match[2])) if match else None
 
 
+def stable_patch(release: str) -> int | None:
+    """The stable patch level in a release (6.18.44-fc is 44), None where it does not say: Debian's ABI
+    names (6.1.0-57-amd64) keep 0 there whatever the patch level."""
+    match = re.match(r"\d+\.\d+\.(\d+)", release)
+    if match is None or re.match(r"\d+\.\d+\.0-\d+", release):
+        return None
+    return int(match[1])
+
+
+def facts_release(release: str, version: str) -> str:
+    """The release the facts are read against: Debian's package version in `uname -v` ("Debian 6.1.192-3")
+    names the stable patch level its `uname -r` (6.1.0-57-amd64) does not."""
+    match = re.search(r"Debian (\d+\.\d+\.\d+)", version)
+    return match[1] if match and upstream_version(match[1]) == upstream_version(release) else release
+
+
+def _changed(row: Expectation, release: str) -> bool | None:
+    """Whether a kernel of `release` has the change `row` speaks of; None where that cannot be told."""
+    version = upstream_version(release)
+    if version is None or row.since is None:
+        return None
+    if version >= row.since:
+        return True
+    branch = [r for r in row.stable if r[:2] == version]
+    if not branch:
+        return False
+    patch = stable_patch(release)
+    return None if patch is None else patch >= branch[0][2]
+
+
 @dataclass(frozen=True)
 class Expected:
     verdict: Verdict
     source: str
+    fixed: Verdict | None = None  # a kernel before the change: the verdict the change brings
 
 
 def expected(catalogue: Catalogue, repro: str, release: str, privilege: str = "root",
              origin: str = "debian") -> Expected | None:
-    version = upstream_version(release)
     for row in rows(catalogue, repro):
         if row.applies(privilege, origin):
             if row.since is None:
                 return Expected(row.after, row.source)
-            if version is None:
+            changed = _changed(row, release)
+            if changed is None:
                 return None
-            return Expected(row.after if version >= row.since else row.before, row.source)
+            return Expected(row.after, row.source) if changed else Expected(row.before, row.source, row.after)
     return None
 
 
@@ -96,5 +127,5 @@ def check(catalogue: Catalogue, kernel: str, release: str, repro: str, measured:
     want = expected(catalogue, repro, release, privilege, origin)
     if want is None or want.verdict is measured:
         return None
-    return Mismatch(kernel, repro, privilege, classify(measured, want.verdict), measured, want.verdict, evidence,
-                    want.source)
+    kind = "unexpected fix" if measured is want.fixed else classify(measured, want.verdict)
+    return Mismatch(kernel, repro, privilege, kind, measured, want.verdict, evidence, want.source)

@@ -85,7 +85,7 @@ def splats_of(kernel: KernelResult, case: ReproResult) -> list[Splat]:
 
 def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judged:
     verdict = case.verdict
-    release, origin = kernel.release or "", kernel.origin.kind
+    release, origin = expectations.facts_release(kernel.release or "", kernel.kernel_version), kernel.origin.kind
     known = expectations.expected(catalogue, case.name, release, case.privilege, origin)
     if found := splats_of(kernel, case):
         titles = "; ".join(dict.fromkeys(s.title for s in found))

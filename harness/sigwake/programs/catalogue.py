@@ -15,6 +15,7 @@ from ..core import schema
 from ..core.verdicts import Verdict
 
 Version = tuple[int, int]
+Release = tuple[int, int, int]  # a stable release: 6.18.2
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Expectation:
     privileges: tuple[str, ...] | None = None  # the passes it speaks of; None: every pass
     origins: tuple[str, ...] | None = None  # the kernel origins it speaks of (debian, file, host); None: all
     commit: str | None = None  # the commit that changed it at `since`
+    stable: tuple[Release, ...] = ()  # stable releases from which their branch has `after`, before `since`
 
     def applies(self, privilege: str, origin: str) -> bool:
         return ((self.privileges is None or privilege in self.privileges)
@@ -78,12 +80,17 @@ def _version(text: str | None) -> Version | None:
     return int(major), int(minor)
 
 
+def _release(text: str) -> Release:
+    major, minor, patch = text.split(".")
+    return int(major), int(minor), int(patch)
+
+
 def _tuple(words: list[str] | None) -> tuple[str, ...] | None:
     return None if words is None else tuple(words)
 
 
 def parse(program: str, text: str) -> list[CaseFacts]:
-    """One program's `--list --json`, checked against schemas/case-facts.v2.json."""
+    """One program's `--list --json`, checked against schemas/case-facts.v3.json."""
     try:
         data = json.loads(text)
         schema.check("case-facts", data)
@@ -92,7 +99,8 @@ def parse(program: str, text: str) -> list[CaseFacts]:
     return [CaseFacts(
         c["name"], program,
         tuple(Expectation(Verdict(e["before"]), Verdict(e["after"]), _version(e["since"]), e["source"],
-                          _tuple(e["passes"]), _tuple(e["origins"]), e["commit"]) for e in c["expected"]),
+                          _tuple(e["passes"]), _tuple(e["origins"]), e["commit"],
+                          tuple(_release(r) for r in e["stable"])) for e in c["expected"]),
         tuple(c["defining"]), tuple(c["shown"]), tuple(c["kconfig"]),
         tuple(c.get("peers", ()))) for c in data["cases"]]
 
