@@ -13,7 +13,7 @@ from sigwake.programs.catalogue import Catalogue
 from sigwake.kernels.build import BuildError, BuildRequest, BuiltKernel
 from sigwake.targets.options import RunOptions
 from sigwake.targets.interpret import KernelOutcome
-from sigwake.core.model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult
+from sigwake.core.model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
 from sigwake.commands.mutants import BaseBootError, score
 from sigwake.core.progress import Progress
 from sigwake.targets.qemu import Accel
@@ -38,12 +38,14 @@ BASE = boot(case(D, si_code=1))
 @dataclass
 class FakeBuilder:
     broken: set[str] = field(default_factory=set)
+    same_code: set[str] = field(default_factory=set)  # mutants whose kernel's code is the base's
 
     def build(self, request: BuildRequest, progress: Progress) -> BuiltKernel:
         name = request.patches[0].stem if request.patches else "base"
         if name in self.broken:
             raise BuildError("make failed")
-        return BuiltKernel(Path(name), name, "0" * 40, Path("log"), 1.0)
+        code = "base" if name in self.same_code else name
+        return BuiltKernel(Path(name), name, "0" * 40, Path("log"), 1.0, code=code)
 
 
 @dataclass
@@ -66,10 +68,12 @@ class FakeBinaries:
         return path
 
 
-def run(boots: dict[str, list[KernelOutcome]], tmp_path: Path, catalogue: Catalogue, broken: set[str] | None = None):
+def run(boots: dict[str, list[KernelOutcome]], tmp_path: Path, catalogue: Catalogue, broken: set[str] | None = None,
+        same_code: set[str] | None = None):
     fake = FakeBoot(boots)
     patches = [Path(f"{name}.patch") for name in boots if name != "base"] + [Path(f"{n}.patch") for n in broken or ()]
-    results = score(FakeBuilder(broken or set()), tmp_path, (), patches, FakeBinaries(catalogue),  # type: ignore[arg-type]
+    builder = FakeBuilder(broken or set(), same_code or set())
+    results = score(builder, tmp_path, (), patches, FakeBinaries(catalogue),  # type: ignore[arg-type]
                     RunOptions(Accel("tcg", "test")), tmp_path, Progress(quiet=True), fake)
     return {r.name: r for r in results}, fake
 
@@ -90,6 +94,31 @@ def test_only_a_difference_between_good_boots_in_every_repeat_kills(mutant_boots
                                                                     tmp_path: Path, catalogue: Catalogue) -> None:
     results, _ = run({"base": [BASE], "m": mutant_boots}, tmp_path, catalogue)
     assert results["m"].verdict == verdict
+
+
+def splatted(outcome: KernelOutcome, title: str) -> KernelOutcome:
+    """The boot with a kernel report under its case (as the console reader attributes one)."""
+    outcome.splats.append(Splat("warning", title, 1, title, privilege="root", case="setsig_siginfo_watermark"))
+    return outcome
+
+
+def test_a_kernel_report_kills_only_when_it_recurs_in_a_second_boot(tmp_path: Path, catalogue: Catalogue) -> None:
+    once = [splatted(boot(case(D, si_code=1)), "WARNING in perf_event_wakeup"), boot(case(D, si_code=1))]
+    twice = [splatted(boot(case(D, si_code=1)), "WARNING in perf_event_wakeup"),
+             splatted(boot(case(D, si_code=1)), "WARNING in perf_event_wakeup")]
+    other = [splatted(boot(case(D, si_code=1)), "WARNING in perf_event_wakeup"),
+             splatted(boot(case(D, si_code=1)), "WARNING in send_sigio")]
+    results, _ = run({"base": [BASE], "once": once, "twice": twice, "other": other}, tmp_path, catalogue)
+    assert results["once"].verdict == "survived"
+    assert results["twice"].verdict == "detected"
+    assert "WARNING in perf_event_wakeup" in str(results["twice"].detected_by[0])
+    assert results["other"].verdict == "survived"  # another report in the second boot is not this one again
+
+
+def test_a_mutant_whose_kernel_code_is_the_bases_is_equivalent_unbooted(tmp_path: Path, catalogue: Catalogue) -> None:
+    results, fake = run({"base": [BASE], "same": [boot(case(N))]}, tmp_path, catalogue, same_code={"same"})
+    assert results["same"].verdict == "equivalent" and results["same"].same_code
+    assert "same" not in fake.asked
 
 
 def gone(verdict: Verdict) -> ReproResult:
@@ -152,7 +181,7 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
     survivor = MutantRecord("rb-wakeup-bound-24-b", "kernel/events/ring_buffer.c", "perf_output_wakeup", "bound",
                             "survived", [], "", "-\tpending_wakeup = 1;\n+\tpending_wakeup = 2;\n")
     lonely = MutantRecord("fcntl-sigio_perm-relational-9-c", "fs/fcntl.c", "sigio_perm", "relational", "survived")
-    store = ScoreStore(tmp_path / "records")
+    store = ScoreStore(tmp_path / "records", MutantRecord)
     store.put(killed)
     assert store.get(killed.name) == killed and store.get("never-judged") is None  # what a resumed score skips
     records = judged([killed, survivor, lonely], {survivor.name: "pending_wakeup is only tested for non-zero"},
@@ -210,7 +239,7 @@ def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path
 def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_config_given(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue) -> None:
     import sigwake.commands.mutants
-    from sigwake.commands.mutant_score import ScoreStore, score_generated
+    from sigwake.commands.mutant_score import MutantRecord, ScoreStore, score_generated
     tree = tmp_path / "tree"
     shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
     config = RunOptions(Accel("tcg", "test"), repeat=2)
@@ -237,7 +266,7 @@ def test_judging_again_replaces_a_record_only_with_a_new_one_and_boots_with_the_
     interrupted = True
     with pytest.raises(KeyboardInterrupt):
         run(rejudge=("killed",))
-    store = ScoreStore(tmp_path / "work" / "records")
+    store = ScoreStore(tmp_path / "work" / "records", MutantRecord)
     assert [store.get(r.name) for r in first] == first  # nothing lost to the interruption
 
 

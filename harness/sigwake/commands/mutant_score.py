@@ -12,6 +12,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
 from ..core.atomic import atomic_write
 from ..programs.binaries import Binaries
@@ -23,6 +24,16 @@ from ..core.progress import Progress
 from ..core.schema import CURRENT
 from ..store.store import write_checked
 from ..core.typed_json import from_data, to_data
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+R = TypeVar("R", bound=Named)
+
+# Why a mutant whose kernel is the unpatched one's, in code, is equivalent.
+SAME_CODE = "its kernel's code (vmlinux .text, .rodata, .data) is the unpatched kernel's, byte for byte"
 
 VERDICTS = ("killed", "survived", "equivalent", "build-failed", "boot-failed")
 
@@ -43,26 +54,28 @@ class MutantRecord:
 
 def record_of(mutant: Mutant, result: MutantResult, config: str) -> MutantRecord:
     verdict = {"detected": "killed", "survived": "survived", "build failed": "build-failed",
-               "boot failed": "boot-failed"}[result.verdict]
+               "boot failed": "boot-failed", "equivalent": "equivalent"}[result.verdict]
+    why = SAME_CODE if result.same_code else result.build_error or result.boot_error or result.died
     return MutantRecord(mutant.name, mutant.path, mutant.function, mutant.operator, verdict,
-                        [str(c) for c in result.detected_by], result.build_error or result.boot_error or result.died,
-                        mutant.diff, config)
+                        [str(c) for c in result.detected_by], why, mutant.diff, config)
 
 
-class ScoreStore:
-    """One JSON file per judged mutant in a folder: what a resumed score skips."""
+class ScoreStore(Generic[R]):
+    """One JSON file per judged record in a folder (a mutant's, a re-created fix's, named by `name`): what a
+    resumed score skips."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, kind: type[R]) -> None:
         self.folder = folder
+        self.kind = kind
         folder.mkdir(parents=True, exist_ok=True)
 
-    def get(self, name: str) -> MutantRecord | None:
+    def get(self, name: str) -> R | None:
         try:
-            return from_data(MutantRecord, json.loads((self.folder / f"{name}.json").read_text()))
+            return from_data(self.kind, json.loads((self.folder / f"{name}.json").read_text()))
         except (OSError, ValueError, TypeError):
             return None
 
-    def put(self, record: MutantRecord) -> None:
+    def put(self, record: R) -> None:
         atomic_write(self.folder / f"{record.name}.json", json.dumps(to_data(record), indent=2) + "\n")
 
 
@@ -146,7 +159,7 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     a mutant will do. Returns every chosen mutant's record that exists."""
     generated = generate(tree, work / "patches", path or PATH, operators)
     mutants = sample(generated, per_group)
-    store = ScoreStore(records or work / "records")
+    store = ScoreStore(records or work / "records", MutantRecord)
     # A record judged again is replaced only once its new one exists: an interrupted run loses none.
     again = {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.verdict in rejudge}
     kernel_config = " + ".join(f.stem for f in fragments)

@@ -4,11 +4,13 @@ a time and validated against the unpatched kernel, which boots once. Noise never
 kills a mutant: both boots must be good (a failed boot is booted once more; a base
 that fails twice stops the score), and a case kills it only with a difference
 that holds in every repeat: a verdict that changed in every run, or defining
-evidence that changed in the first run and again in a second boot of the mutant
-(the result keeps one run's evidence). A mutant kernel that dies or hangs under a
-case in both of its boots is killed by the cases it died under, as the suite
-would report it (a crash under a case is a finding); the cases its boots never
-reached say nothing."""
+evidence, or a kernel report under a case, that changed in the first boot and
+again in a second boot of the mutant (the result keeps one run's evidence). A
+mutant kernel that dies or hangs under a case in both of its boots is killed by
+the cases it died under, as the suite would report it (a crash under a case is a
+finding); the cases its boots never reached say nothing. A mutant whose kernel's
+code (vmlinux .text, .rodata and .data) is the unpatched kernel's byte for byte
+is equivalent, with that proof, and is not booted."""
 
 from __future__ import annotations
 
@@ -45,7 +47,8 @@ class MutantResult:
     build_error: str | None = None
     boot_error: str | None = None  # the mutant kernel's boot failed twice (neither killed nor survived)
     died: str = ""  # how the mutant kernel died or hung under a case in both boots (the cases cut off kill it)
-    confirmed: list[CaseChange] = field(default_factory=list)  # evidence-only changes seen again in a second boot
+    confirmed: list[CaseChange] = field(default_factory=list)  # evidence or splat changes seen again in a second boot
+    same_code: bool = False  # its kernel's code is the unpatched kernel's: equivalent, with proof
 
     @property
     def name(self) -> str:
@@ -60,16 +63,22 @@ class MutantResult:
     def verdict(self) -> str:
         if self.build_error is not None:
             return "build failed"
+        if self.same_code:
+            return "equivalent"
         if self.boot_error is not None:
             return "boot failed"
         return "detected" if self.detected_by else "survived"
 
 
+def splat(change: CaseChange) -> bool:
+    """The mutant kernel reported a bug of its own under the case."""
+    return change.qualifier.startswith("kernel splat")
+
+
 def solid(change: CaseChange) -> bool:
-    """A change in the verdict in every run of both sides (no split, no case lost on both)."""
-    if change.qualifier.startswith("kernel splat"):  # the mutant kernel reported a bug of its own
-        return True
-    if change.outcome not in DETECTING or change.qualifier.startswith("intermittent"):
+    """A change in the verdict in every run of both sides (no split, no case lost on both), not a kernel report
+    (one boot's report may be noise: it kills once it recurs in a second boot)."""
+    if splat(change) or change.outcome not in DETECTING or change.qualifier.startswith("intermittent"):
         return False
     sides = [r for r in (change.before, change.after) if r is not None]
     if any(r.verdict is Verdict.FLAKY for r in sides):
@@ -77,8 +86,15 @@ def solid(change: CaseChange) -> bool:
     return change.before is None or change.after is None or change.before.verdict is not change.after.verdict
 
 
-def evidence_only(change: CaseChange) -> bool:
-    return change.outcome in DETECTING and not solid(change) and bool(change.differing)
+def needs_second_boot(change: CaseChange) -> bool:
+    """A change that kills only when a second boot of the mutant shows it again: defining evidence alone, or a
+    kernel report."""
+    return change.outcome in DETECTING and not solid(change) and (bool(change.differing) or splat(change))
+
+
+def again_key(change: CaseChange) -> tuple[str, str, tuple[str, ...], str]:
+    """What must recur in the second boot: the case and pass, the evidence that changed, the report's title."""
+    return change.privilege, change.case, change.differing, change.qualifier if splat(change) else ""
 
 
 def cut_off(outcome: KernelOutcome) -> set[tuple[str, str]]:
@@ -136,6 +152,9 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
         except BuildError as e:
             judged(MutantResult(patch, build_error=str(e)))
             continue
+        if built.code and built.code == base.code:
+            judged(MutantResult(patch, same_code=True))
+            continue
         after, why = good_boot(boot, built, patch.stem, died_under_a_case=True)
         if after is None:
             judged(MutantResult(patch, boot_error=why))
@@ -144,12 +163,10 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
         if why:  # it died under a case: the cases its boots never reached say nothing
             changes = [c for c in changes if c.after is not None and not c.after.reason.startswith(NEVER_RAN)]
         result = MutantResult(patch, changes, died=why)
-        if not any(solid(c) for c in result.changes) and any(evidence_only(c) for c in result.changes):
+        if not any(solid(c) for c in result.changes) and any(needs_second_boot(c) for c in result.changes):
             again, _ = good_boot(boot, built, f"{patch.stem} second")
-            seen_again = ({(c.privilege, c.case, c.differing) for c in pair(before, again, binaries.catalogue)}
-                          if again else set())
-            result.confirmed = [c for c in result.changes
-                                if evidence_only(c) and (c.privilege, c.case, c.differing) in seen_again]
+            seen_again = {again_key(c) for c in pair(before, again, binaries.catalogue)} if again else set()
+            result.confirmed = [c for c in result.changes if needs_second_boot(c) and again_key(c) in seen_again]
         judged(result)
     return results
 

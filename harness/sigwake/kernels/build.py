@@ -48,6 +48,7 @@ class BuiltKernel:
     tree: str = ""  # what it was built from: the tree, its config fragments, when the build started
     config: str = ""
     started: str = ""
+    code: str = ""  # code_digest() of the image: equal in two builds, equal kernels ("" where not known)
 
 
 def git(tree: Path, *args: str) -> str:
@@ -64,6 +65,35 @@ def tree_state(tree: Path) -> str:
     head = git(tree, "rev-parse", "HEAD").strip()
     diff = git(tree, "diff", "HEAD")
     return head + (f"+{hashlib.sha256(diff.encode()).hexdigest()[:12]}" if diff else "")
+
+
+# The sections that hold a kernel's code and initialised data: identical in two images, their kernels behave
+# alike (the build's identity is pinned, so nothing else differs between a tree and the same tree patched).
+CODE_SECTIONS = (".text", ".rodata", ".data")
+
+
+def code_digest(image: Path) -> str:
+    """A digest of an ELF vmlinux's code sections; "" for an image that is not one (a bzImage), which then
+    compares equal to nothing."""
+    digest = hashlib.sha256()
+    with image.open("rb") as f:
+        if f.read(4) != b"\x7fELF":
+            return ""
+    for section in CODE_SECTIONS:
+        done = subprocess.run(["objcopy", "-O", "binary", f"--only-section={section}", str(image), "/dev/stdout"],
+                              capture_output=True, timeout=300)
+        if done.returncode != 0:
+            raise BuildError(f"objcopy {section} of {image}: {done.stderr.decode(errors='replace').strip()}")
+        digest.update(section.encode() + b"\0" + done.stdout)
+    return digest.hexdigest()
+
+
+def pinned_identity(tree: Path) -> dict[str, str]:
+    """What a kernel records of its build (uname -v), pinned to the tree's commit: two builds of one tree state
+    make the same bytes, and a patch's effect on the code is all that differs."""
+    when = git(tree, "log", "-1", "--format=%cD", "HEAD").strip()
+    return {"KBUILD_BUILD_TIMESTAMP": when, "KBUILD_BUILD_USER": "sigwake", "KBUILD_BUILD_HOST": "sigwake",
+            "KBUILD_BUILD_VERSION": "1"}
 
 
 def request_key(request: BuildRequest, state: str) -> str:
@@ -88,7 +118,7 @@ class KernelBuilder:
             saved = json.loads(meta.read_text())
             built = BuiltKernel(Path(saved["image"]), saved["key"], saved["tree_state"], Path(saved["log"]),
                                 saved["seconds"], True, saved["warnings"], saved.get("tree", ""),
-                                saved.get("config", ""), saved.get("started", ""))
+                                saved.get("config", ""), saved.get("started", ""), saved.get("code", ""))
             progress.step(f"kernel {state[:12]} already built ({key}): {built.image}")
             return built
 
@@ -109,7 +139,7 @@ class KernelBuilder:
         shutil.copyfile(built_image, image)
         config = " + ".join(p.name for p in (*request.fragments, *request.patches))
         built = BuiltKernel(image, key, state, log, round(time.monotonic() - start, 1), False, warnings,
-                            str(request.tree.resolve()), f"{request.base} + {config}", started)
+                            str(request.tree.resolve()), f"{request.base} + {config}", started, code_digest(image))
         atomic_write(meta, json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
         progress.step(f"built {image} in {built.seconds} s")
         return built
@@ -144,10 +174,12 @@ class KernelBuilder:
     def _make(self, tree: Path, out: Path, targets: list[str], log_file: TextIO, progress: Progress, what: str) -> None:
         argv = ["make", "-C", str(tree.resolve()), f"O={out}", f"ARCH={ARCH}", f"-j{self.jobs}", "CC=ccache gcc",
                 *targets]
-        self._run(argv, out, log_file, progress, what)
+        self._run(argv, out, log_file, progress, what, pinned_identity(tree))
 
-    def _run(self, argv: list[str], cwd: Path, log_file: TextIO, progress: Progress, what: str) -> None:
-        env = {**os.environ, "CCACHE_DIR": str(self.ccache or self.cache / "ccache"), "KCONFIG_CONFIG": ".config"}
+    def _run(self, argv: list[str], cwd: Path, log_file: TextIO, progress: Progress, what: str,
+             identity: dict[str, str] | None = None) -> None:
+        env = {**os.environ, "CCACHE_DIR": str(self.ccache or self.cache / "ccache"), "KCONFIG_CONFIG": ".config",
+               **(identity or {})}
         last_report = time.monotonic()
         with subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               stdin=subprocess.DEVNULL) as proc:
