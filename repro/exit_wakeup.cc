@@ -10,13 +10,18 @@
 //    signalled) once at the watermark, reads what it was woken for; the task
 //    then exits with the records written since unread: perf_event_wakeup()
 //    signals only a pending_kill, which it cleared at the last signal and no
-//    exit sets, so no signal comes (the HUP is for pollers only).
+//    exit sets, so no signal comes (the HUP is for pollers only). The count
+//    of signals before the exit (one since fd20bb51ed39, none before) defines
+//    the case too: a patch that changes it is a change.
 //  - exit_wakeup_inherit: an inherited event (inherit=1), the monitored task
 //    forks, then exits before its child: no HUP while the child's copy lives,
 //    and the child's exit wakes the watcher with EPOLLHUP.
 // epoll shows whether the exit woke the waiters: the event joins epoll's ready
 // list only through the wakeup (ep_poll_callback()), while poll() would find
-// EPOLLHUP on asking even when nobody was woken.
+// EPOLLHUP on asking even when nobody was woken. The watch is edge-triggered
+// and looked at before the exit, which must find nothing: a level-triggered
+// item left on the ready list by an earlier wakeup would be polled again and
+// pass for the exit's.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -45,14 +50,14 @@ class EpollWatch {
  public:
   explicit EpollWatch(int fd) : ep_(epoll_create1(EPOLL_CLOEXEC)) {
     check(ep_ >= 0, "epoll_create1");
-    epoll_event want{.events = EPOLLIN, .data = {.fd = fd}};
+    epoll_event want{.events = EPOLLIN | EPOLLET, .data = {.fd = fd}};
     check(epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &want) == 0, "epoll_ctl(ADD)");
   }
   EpollWatch(const EpollWatch&) = delete;
   EpollWatch& operator=(const EpollWatch&) = delete;
   ~EpollWatch() { close(ep_); }
 
-  // The events of a watched fd on the ready list now (0: none was woken since the last look).
+  // The events of a watched fd woken since the last look (0: none), taken off the ready list.
   std::uint32_t look() const {
     epoll_event got{};
     const int n = epoll_wait(ep_, &got, 1, 0);
@@ -68,24 +73,19 @@ class EpollWatch {
 // told, bounded by kMostNaps: it writes SWITCH records past the watermark while we wait for the wakeup.
 class SwitchUntilTold {
  public:
-  SwitchUntilTold() { check(pipe2(fds_, O_CLOEXEC) == 0, "pipe2"); }
-  SwitchUntilTold(const SwitchUntilTold&) = delete;
-  SwitchUntilTold& operator=(const SwitchUntilTold&) = delete;
-  ~SwitchUntilTold() { close(fds_[0]), close(fds_[1]); }
-
   std::function<void()> body() const {
-    return [fd = fds_[0]] {
+    return [fd = told_.read_fd()] {
       pollfd told{.fd = fd, .events = POLLIN, .revents = 0};
       const timespec nap{.tv_sec = 0, .tv_nsec = 100'000};
       for (int i = 0; i < kMostNaps && ppoll(&told, 1, &nap, nullptr) == 0; ++i) {
       }
     };
   }
-  void tell() const { check(write(fds_[1], "", 1) == 1, "write(the child's stop)"); }
+  void tell() const { told_.send_byte(); }
 
  private:
   static constexpr int kMostNaps = 20000;  // 2 s of naps at least, far more records than the watermark needs
-  int fds_[2];
+  Pipe told_;
 };
 
 perf_event_attr inherited(perf_event_attr attr) {
@@ -117,9 +117,14 @@ void add_epoll_evidence(Report& report, const std::string& key, std::uint32_t ev
   report.add(key + "_in", (events & EPOLLIN) != 0);
 }
 
-// Once the exit woke the watcher: delivered with EPOLLHUP, and the records written before it still readable.
-void decide_exit_wakeup(Report& report, std::uint32_t woken, int records) {
+// Once the exit woke the watcher: delivered with EPOLLHUP, and the records written before it still readable;
+// `before` is what the look before the (last) exit found, which must be nothing.
+void decide_exit_wakeup(Report& report, std::uint32_t before, std::uint32_t woken, int records) {
   if (records == 0) return report.decide(Verdict::kNoRecord, "the child ran, the kernel wrote no SWITCH record");
+  if (before != 0) {
+    return report.decide(Verdict::kMisdelivered, "the watcher was woken before the exit, with the records below the "
+                                                 "watermark");
+  }
   if (woken == 0) return report.decide(Verdict::kNoWakeup, "the last monitored task exited, no waiter was woken");
   if (!(woken & EPOLLHUP)) return report.decide(Verdict::kMisdelivered, "woken at the exit without EPOLLHUP");
   report.decide(Verdict::kDelivered, "woken at the exit with EPOLLHUP, the records still in the ring");
@@ -128,7 +133,7 @@ void decide_exit_wakeup(Report& report, std::uint32_t woken, int records) {
 Facts exit_facts(Verdict verdict, const char* what) {
   return {.expected = {always(verdict, std::string("perf_event_exit_event() in kernel/events/core.c (read alike in "
                                                    "Debian's linux-source-6.1 and -6.12): ") + what)},
-          .defining = {"woken_hup", "woken_in", "signals_at_exit", "hup_before_last_exit"},
+          .defining = {"woken_hup", "woken_in", "signals_at_exit", "hup_before_last_exit", "signals_before_exit"},
           .shown = {"records", "woken_hup", "woken_in", "signals_at_exit"},
           .kconfig = kPerfConfig};
 }
@@ -141,13 +146,14 @@ SIGWAKE_CASE(exit_wakeup_poll, {exit_facts(Verdict::kDelivered,
   SwitchFixture f(switch_watermark_attr(kHighWatermark));
   f.trigger(0ms);
   const EpollWatch watch(f.event.fd());
-  add_epoll_evidence(report, "before_exit", watch.look());
+  const std::uint32_t before = watch.look();
+  add_epoll_evidence(report, "before_exit", before);
   f.child.end();
   const std::uint32_t woken = watch.look();
   add_epoll_evidence(report, "woken", woken);
   add_poll_evidence(report, wait_readable(f.event.fd(), 0ms));
   const int records = add_record_evidence(report, f.ring.consume());
-  decide_exit_wakeup(report, woken, records);
+  decide_exit_wakeup(report, before, woken, records);
 }
 
 SIGWAKE_CASE(exit_wakeup_sigio, {exit_facts(Verdict::kNotDelivered,
@@ -209,7 +215,7 @@ SIGWAKE_CASE(exit_wakeup_inherit, {exit_facts(Verdict::kDelivered,
   if (early_hup) {
     return report.decide(Verdict::kMisdelivered, "EPOLLHUP while an inherited copy of the event still lived");
   }
-  decide_exit_wakeup(report, woken, records);
+  decide_exit_wakeup(report, before, woken, records);
 }
 
 }  // namespace sigwake

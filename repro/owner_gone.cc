@@ -11,7 +11,8 @@
 //  - owner_gone_process: F_SETOWN names a child that then exits and is reaped;
 //    no signal may reach us.
 //  - owner_changed: F_SETOWN names a child, an overflow signals it; then
-//    F_SETOWN names us, and the next overflow signals us, not the child again.
+//    F_SETOWN names us, and the next overflow signals us, not the child again
+//    (the child stays, and is asked).
 #include <signal.h>
 #include <unistd.h>
 
@@ -27,16 +28,27 @@
 namespace sigwake {
 namespace {
 
-// An overflow with SIGIO unblocked here, for an owner that is gone: not-delivered when nothing came.
+// The PERF_RECORD_SAMPLEs in a read: each one an overflow, whose signal send_sigio() was asked for.
+long long samples_in(const RecordRead& read) {
+  long long samples = 0;
+  for (const Record& r : read.records) samples += r.type == PERF_RECORD_SAMPLE;
+  return samples;
+}
+
+// An overflow with SIGIO unblocked here, for an owner that is gone: not-delivered when nothing came, once the
+// ring shows the overflow happened (a kernel that wrote no sample asked for no signal).
 void decide_gone(Report& report, SignalCapture& sigio, WakeupFixture& f) {
   {
     const SignalCapture::Unblocked here(sigio);
     f.trigger();
     sigio.collect(kSignalGrace, kSettle);
   }
-  add_record_evidence(report, f.ring().consume());
+  const RecordRead read = f.ring().consume();
+  add_record_evidence(report, read);
+  report.add("samples", samples_in(read));
   add_signal_evidence(report, sigio);
   if (sigio.count() > 0) return report.decide(Verdict::kMisdelivered, "the owner was gone, the signal came to us");
+  if (samples_in(read) == 0) return report.decide(Verdict::kNoRecord, "the trigger ran, no sample was written");
   report.decide(Verdict::kNotDelivered, "the owner was gone, nobody got the signal");
 }
 
@@ -46,7 +58,7 @@ Facts gone_facts() {
                               "send_sigio() signals only the task pid_task() finds through it: none once the "
                               "owner exited; f_setown() and f_setown_ex() refuse a number find_vpid() no "
                               "longer finds (ESRCH)")},
-          .defining = {"signals", "si_code", "gone_owner_errno"},
+          .defining = {"signals", "si_code", "gone_owner_errno", "samples"},
           .shown = {"records", "signals"},
           .kconfig = kPerfConfig};
 }
@@ -81,7 +93,8 @@ SIGWAKE_CASE(owner_gone_process, {gone_facts()}) {
 SIGWAKE_CASE(owner_changed, {.expected = {always(Verdict::kDelivered,
                                                  "f_setown() in fs/fcntl.c replaces the owner's struct pid "
                                                  "(f_modown()); send_sigio() reads the owner at each signal")},
-                             .defining = {"first_owner_signalled", "signals_before_change", "signals"},
+                             .defining = {"first_owner_signalled", "signals_before_change",
+                                          "first_owner_signalled_after_change", "signals"},
                              .shown = {"records", "first_owner_signalled", "signals"},
                              .kconfig = kPerfConfig}) {
   SignalCapture sigio(SIGIO);  // blocked here until the owner is us
@@ -91,6 +104,7 @@ SIGWAKE_CASE(owner_changed, {.expected = {always(Verdict::kDelivered,
   f.trigger(1);
   const bool reached = first.received(kSignalGrace);
   report.add("first_owner_signalled", reached);
+  first.signalled_by_now();  // the first trigger's other signals (a burst may have several), told before the change
   sigio.accept_pending();
   report.add("signals_before_change", static_cast<long long>(sigio.count()));
   const int before = sigio.count();
@@ -102,8 +116,11 @@ SIGWAKE_CASE(owner_changed, {.expected = {always(Verdict::kDelivered,
   }
   add_record_evidence(report, f.ring().consume());
   add_signal_evidence(report, sigio);
+  const bool again = first.signalled_by_now();  // our signal came, or the grace ran out: any to it was sent by now
+  report.add("first_owner_signalled_after_change", again);
   if (before > 0) return report.decide(Verdict::kMisdelivered, "the first owner's signal came to us");
   if (!reached) return report.decide(Verdict::kNotDelivered, "the first owner got no signal");
+  if (again) return report.decide(Verdict::kMisdelivered, "the first owner was signalled after the change");
   if (sigio.count() == 0) return report.decide(Verdict::kNotDelivered, "the new owner (us) got no signal");
   report.decide(Verdict::kDelivered, "each owner got the signals of its own time");
 }

@@ -41,7 +41,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -78,13 +80,13 @@ perf_event_attr sigtrap_attr(Inherit inherit) {
 }
 
 // Faults kPages fresh pages in (a tinyconfig kernel has no madvise() to drop them: each round maps anew),
-// stopping once `traps` SIGTRAPs ran. Returns the address of the first page it faulted.
-std::uintptr_t fault_fresh_pages(const SignalCapture& trap, int traps = 1) {
+// stopping once `traps` SIGTRAPs ran (every page, without `trap`). Returns the address of the first page.
+std::uintptr_t fault_fresh_pages(const SignalCapture* trap, int traps = 1) {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   void* area = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   check(area != MAP_FAILED, "mmap");
   auto* pages = static_cast<volatile char*>(area);
-  for (std::size_t at = 0; at < kPages * page && trap.count() < traps; at += page) pages[at] = 1;
+  for (std::size_t at = 0; at < kPages * page && (trap == nullptr || trap->count() < traps); at += page) pages[at] = 1;
   munmap(area, kPages * page);
   return reinterpret_cast<std::uintptr_t>(area);
 }
@@ -98,7 +100,7 @@ std::uintptr_t fault_until_trapped(const SignalCapture& trap, const PerfEvent& e
   const Deadline deadline(kWakeupBudget);
   std::optional<std::uintptr_t> first;
   while (trap.count() < traps && !deadline.expired()) {
-    const std::uintptr_t area = fault_fresh_pages(trap, traps);
+    const std::uintptr_t area = fault_fresh_pages(&trap, traps);
     first = first.value_or(area);
   }
   event.disable();
@@ -165,7 +167,7 @@ const char* untouched_copy(const char* text) {
   return static_cast<const char*>(at);
 }
 
-// How an exec case's child ends before its exec, when it does not exec.
+// How an exec case's child (or its new image) ends when it cannot go on.
 constexpr int kNeverTrapped = 3;
 constexpr int kSetupFailed = 4;
 constexpr int kRefused = 5;
@@ -175,9 +177,10 @@ struct ExecChild {
   std::string why;  // a child that ended before its exec says why
 };
 
-// Forks a child that runs `body` up to its exec, and waits for its end. A body that throws, or whose exec
-// returns, ends the child (kRefused for Unsupported, kSetupFailed otherwise) and sends its words back.
-ExecChild run_exec_child(const std::function<void()>& body) {
+// Forks a child that runs `body` up to its exec, runs `meanwhile` (if any), and waits for the child's end. A
+// body that throws, or whose exec returns, ends the child (kRefused for Unsupported, kSetupFailed otherwise)
+// and sends its words back.
+ExecChild run_exec_child(const std::function<void()>& body, const std::function<void()>& meanwhile = {}) {
   int why[2];
   check(pipe2(why, O_CLOEXEC) == 0, "pipe2");  // closed by the exec: a child that execs says nothing
   const pid_t child = fork();
@@ -200,6 +203,14 @@ ExecChild run_exec_child(const std::function<void()>& body) {
   }
   close(why[1]);
   ExecChild end;
+  if (meanwhile) {
+    try {
+      meanwhile();
+    } catch (...) {
+      kill(child, SIGKILL), waitpid(child, nullptr, 0), close(why[0]);
+      throw;
+    }
+  }
   check(waitpid(child, &end.status, 0) == child, "waitpid");
   char chunk[256];
   for (ssize_t n; (n = read(why[0], chunk, sizeof chunk)) > 0;) end.why.append(chunk, static_cast<std::size_t>(n));
@@ -217,7 +228,7 @@ void decide_after_exec(Report& report, const ExecChild& end, const char* killed)
   report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
   report.add("child_exit", static_cast<long long>(exited ? WEXITSTATUS(status) : -1));
   if (exited && WEXITSTATUS(status) == kRefused) throw Unsupported(end.why);
-  if (exited && WEXITSTATUS(status) == kSetupFailed) throw ReproError("the child before its exec: " + end.why);
+  if (exited && WEXITSTATUS(status) == kSetupFailed) throw ReproError("the child or its new image could not go on: " + end.why);
   if (!trapped) return report.decide(Verdict::kNotDelivered, "the child's event never trapped");
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) return report.decide(Verdict::kMisdelivered, killed);
   if (!exited || WEXITSTATUS(status) != 0) {
@@ -253,7 +264,7 @@ SIGWAKE_CASE(sigtrap_thread, {sigtrap_facts()}) {
   PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kNone), 0, -1);
   {
     const Deadline warm(kWakeupBudget);  // the event still off: what runs between enabling and the first write
-    fault_fresh_pages(trap);             // faults in here, so the first fault it counts is that write
+    fault_fresh_pages(&trap);            // faults in here, so the first fault it counts is that write
     event.disable();
   }
   const std::uintptr_t fault = fault_until_trapped(trap, event, kTwoTraps);
@@ -285,22 +296,51 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
              {.expected = {changed_at("5.13", "2e498d0a74e5", Verdict::kUnsupported, Verdict::kDelivered,
                                       "2e498d0a74e5 \"perf: Add support for event removal on exec\" (v5.13): "
                                       "perf_event_exec() -> perf_event_remove_on_exec() in kernel/events/core.c "
-                                      "removes every event with attr.remove_on_exec from the task that execs")},
-              .defining = {"child_trapped_before_exec", "child_killed_by"},
+                                      "removes every event with attr.remove_on_exec from the task that execs, and "
+                                      "with it the copy from its parent's child_list (perf_child_detach()), so "
+                                      "enabling the parent no longer reaches the new image")},
+              .defining = {"child_trapped_before_exec", "child_killed_by", "image_ran"},
               .shown = {"child_trapped_before_exec", "child_killed_by"},
               .kconfig = kPerfConfig}) {
-  SignalCapture trap(SIGTRAP);  // its handler is the child's until the exec
+  SignalCapture trap(SIGTRAP);  // its handler is the child's until the exec; ours takes our own faults' traps
   PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kChildren), 0, -1);  // disabled: our faults do not count
-  const ExecChild end = run_exec_child([&] {
-    fault_until_trapped(trap, event);  // enabling our parent's event enables the copy we inherited
-    if (trap.count() == 0) _exit(kNeverTrapped);
-    event.enable();  // enabled at the exec: only its removal keeps the new image's faults from trapping
-    const SignalCapture::Unblocked here(trap);
-    close(STDOUT_FILENO);  // the new image lists our cases; that is not our KTAP
-    execl("/proc/self/exe", "sigtrap_perf", "--list", nullptr);
-  });
+  Pipe ready, cue;  // the new image's "I run" and our "fault now"
+  bool image_ran = false;
+  const ExecChild end = run_exec_child(
+      [&] {
+        fault_until_trapped(trap, event);  // enabling our parent's event enables the copy we inherited
+        if (trap.count() == 0) _exit(kNeverTrapped);
+        const std::string ready_fd = std::to_string(ready.keep_write_end_across_exec());
+        const std::string cue_fd = std::to_string(cue.keep_read_end_across_exec());
+        const SignalCapture::Unblocked here(trap);
+        close(STDOUT_FILENO);  // the new image is no case: no KTAP of ours
+        execl("/proc/self/exe", "sigtrap_perf", "--image", "fault_on_cue", ready_fd.c_str(), cue_fd.c_str(), nullptr);
+      },
+      [&] {
+        image_ran = ready.wait_byte(kWakeupBudget);
+        if (!image_ran) return;
+        event.enable();  // our event and every copy still on its child_list: a copy the exec kept traps now
+        cue.send_byte();
+      });
   event.disable();
-  decide_after_exec(report, end, "the exec'd image was killed by SIGTRAP: the event outlived the exec");
+  trap.accept_pending();  // a fault of ours while the event was on: its SIGTRAP runs here
+  report.add("image_ran", image_ran);
+  if (end.status == 0 && !image_ran) throw ReproError("the child ended cleanly without running the new image");
+  decide_after_exec(report, end,
+                    "the new image was killed by SIGTRAP once we enabled our event: the exec kept the copy "
+                    "(disabled, not removed)");
+}
+
+// The image sigtrap_remove_on_exec execs into: it says it runs (a byte on the fd in argv[0]), waits for the
+// cue (a byte on the fd in argv[1]), then faults fresh pages. SIGTRAP's action is the default again here: a
+// trap kills it.
+SIGWAKE_IMAGE(fault_on_cue) {
+  if (argc != 2) return kSetupFailed;
+  const int ready = std::atoi(argv[0]), cue = std::atoi(argv[1]);
+  char byte = 0;
+  if (write(ready, &byte, 1) != 1 || read(cue, &byte, 1) != 1) return kSetupFailed;
+  for (int round = 0; round < 4; ++round) fault_fresh_pages(nullptr);
+  return 0;
 }
 
 SIGWAKE_CASE(sigtrap_inherit_thread_fork,
@@ -319,7 +359,7 @@ SIGWAKE_CASE(sigtrap_inherit_thread_fork,
     {
       const SignalCapture::Unblocked here(trap);
       event.enable();  // ours (the parent's, asleep in waitpid) and any copy the child inherited
-      fault_fresh_pages(trap);  // one fault would trap, had the child inherited the event
+      fault_fresh_pages(&trap);  // one fault would trap, had the child inherited the event
       event.disable();
     }
     _exit(trap.count() > 0 ? 1 : 0);

@@ -5,6 +5,7 @@
 //   PROGRAM --case NAME   that case alone (the guest runs each in its own process)
 //   PROGRAM --list        the case names, one per line
 //   PROGRAM --list --json each case's facts (facts.h), for the harness
+//   PROGRAM --image NAME ARGS...  an image a case execs into (SIGWAKE_IMAGE), not a case
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -20,10 +21,22 @@ std::vector<Case>& registered_cases() {
   return cases;
 }
 
+std::vector<Image>& registered_images() {
+  static std::vector<Image> images;
+  return images;
+}
+
 }  // namespace sigwake
 
 int main(int argc, char** argv) {
   const char* only = nullptr;
+  if (argc >= 3 && std::strcmp(argv[1], "--image") == 0) {
+    for (const sigwake::Image& image : sigwake::registered_images()) {
+      if (std::strcmp(image.name, argv[2]) == 0) return image.run(argc - 3, argv + 3);
+    }
+    std::fprintf(stderr, "%s: no image named %s\n", argv[0], argv[2]);
+    return 2;
+  }
   if (argc >= 2 && std::strcmp(argv[1], "--list") == 0) {
     if (argc == 3 && std::strcmp(argv[2], "--json") == 0) {
       std::vector<sigwake::NamedFacts> facts;
@@ -40,7 +53,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "--case") == 0) {
     only = argv[2];
   } else if (argc != 1) {
-    std::fprintf(stderr, "usage: %s [--list [--json] | --case NAME]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--list [--json] | --case NAME | --image NAME ARGS...]\n", argv[0]);
     return 2;
   }
   std::vector<sigwake::Report> reports;

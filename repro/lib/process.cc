@@ -103,8 +103,13 @@ void close_all_but(int a, int b) {
 
 namespace {
 
-volatile sig_atomic_t witnessed = 0;  // a witness is a process of its own: one flag each
-void note_signal(int) { witnessed = 1; }
+volatile sig_atomic_t witnessed = 0;  // a witness is a process of its own: one count each
+void note_signal(int) { witnessed = witnessed + 1; }
+
+// What a witness writes on its answer pipe.
+constexpr char kWaiting = 0;     // its setup ran: it waits
+constexpr char kSignalled = 1;   // one more signal ran its handler
+constexpr char kAnswered = 2;    // asked, it has told every signal sent before the question
 
 }  // namespace
 
@@ -130,16 +135,27 @@ SignalWitness::SignalWitness(int signo, const std::function<void()>& setup) {
     } catch (const std::exception&) {
       _exit(1);
     }
-    const char ready = 0;
-    (void)!write(answer[1], &ready, 1);
-    // The signal (pending or to come: the handler runs inside ppoll), or the end of `end` (our maker is done
-    // with us): a witness of another uid may be one its maker cannot kill (no CAP_KILL), so it must be able to
-    // stop by itself. No signalfd: tinyconfig kernels have none.
-    pollfd done{end[0], POLLIN, 0};
-    while (!witnessed && ppoll(&done, 1, nullptr, &waiting) < 0 && errno == EINTR) {
+    (void)!write(answer[1], &kWaiting, 1);
+    // Each signal is told as it comes (the handler runs inside ppoll); a question on `end` is answered once
+    // every signal sent before it was told; the end of `end` (our maker is done with us) ends us: a witness of
+    // another uid may be one its maker cannot kill (no CAP_KILL), so it must be able to stop by itself. No
+    // signalfd: tinyconfig kernels have none.
+    pollfd question{end[0], POLLIN, 0};
+    int told = 0;
+    for (;;) {
+      const int rc = ppoll(&question, 1, nullptr, &waiting);
+      char asked = 0;
+      if (rc > 0 && read(end[0], &asked, 1) == 1) {
+        // ppoll() returned for the question and blocked the signal again: one sent before the question may be
+        // pending still, and a ppoll() that returns at once lets it run.
+        const timespec now{};
+        ppoll(nullptr, 0, &now, &waiting);
+      }
+      for (; told < witnessed; ++told) (void)!write(answer[1], &kSignalled, 1);
+      if (rc < 0 && errno == EINTR) continue;
+      if (asked == 0) break;
+      (void)!write(answer[1], &kAnswered, 1);
     }
-    const char got = witnessed;
-    (void)!write(answer[1], &got, 1);
     _exit(0);
   }
   close(answer[1]);
@@ -147,7 +163,8 @@ SignalWitness::SignalWitness(int signo, const std::function<void()>& setup) {
   answer_fd_ = answer[0];
   end_fd_ = end[1];
   char ready = 1;
-  if (!(wait_readable(answer_fd_, kWakeupBudget) & POLLIN) || read(answer_fd_, &ready, 1) != 1) {
+  if (!(wait_readable(answer_fd_, kWakeupBudget) & POLLIN) || read(answer_fd_, &ready, 1) != 1 ||
+      ready != kWaiting) {
     stop();
     throw ReproError("a witness never started waiting (its setup failed, or it never ran)");
   }
@@ -163,7 +180,21 @@ SignalWitness::~SignalWitness() { stop(); }
 
 bool SignalWitness::received(std::chrono::milliseconds budget) {
   char got = 0;
-  return (wait_readable(answer_fd_, budget) & POLLIN) && read(answer_fd_, &got, 1) == 1 && got == 1;
+  return (wait_readable(answer_fd_, budget) & POLLIN) && read(answer_fd_, &got, 1) == 1 && got == kSignalled;
+}
+
+bool SignalWitness::signalled_by_now() {
+  const char ask = 1;
+  check(write(end_fd_, &ask, 1) == 1, "write(the question to a witness)");
+  bool signalled = false;
+  for (;;) {
+    char got = 0;
+    if (!(wait_readable(answer_fd_, kWakeupBudget) & POLLIN) || read(answer_fd_, &got, 1) != 1) {
+      throw ReproError("a witness did not answer whether it was signalled");
+    }
+    if (got == kAnswered) return signalled;
+    signalled = true;
+  }
 }
 
 AnonymousPage::AnonymousPage()
@@ -173,6 +204,22 @@ AnonymousPage::AnonymousPage()
 }
 
 AnonymousPage::~AnonymousPage() { munmap(address_, static_cast<std::size_t>(sysconf(_SC_PAGESIZE))); }
+
+Pipe::Pipe() { check(pipe2(fds_, O_CLOEXEC) == 0, "pipe2"); }
+
+Pipe::~Pipe() { close(fds_[0]), close(fds_[1]); }
+
+bool Pipe::wait_byte(std::chrono::milliseconds budget) const {
+  char byte = 0;
+  return (wait_readable(fds_[0], budget) & POLLIN) && read(fds_[0], &byte, 1) == 1;
+}
+
+void Pipe::send_byte() const { check(write(fds_[1], "", 1) == 1, "write(pipe)"); }
+
+int Pipe::keep(int end) const {
+  check(fcntl(fds_[end], F_SETFD, 0) == 0, "fcntl(F_SETFD)");
+  return fds_[end];
+}
 
 short wait_readable(int fd, std::chrono::milliseconds budget) {
   const Deadline deadline(budget);

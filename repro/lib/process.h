@@ -53,8 +53,9 @@ class StoppedChild {
 // second member of the group, to see whether a signal sent to the group reached
 // it too. It waits until asked or killed. `setup`, run in the child before it
 // waits, can move it (another group, other credentials); a child whose setup
-// throws never waits, and the constructor throws ReproError. It stops by itself
-// once we are done with it, so a witness we may not kill (another uid) ends too.
+// throws never waits, and the constructor throws ReproError. It tells each
+// signal as it comes and stays until we are done with it; then it stops by
+// itself, so a witness we may not kill (another uid) ends too.
 class SignalWitness {
  public:
   explicit SignalWitness(int signo, const std::function<void()>& setup = {});  // returns once it is waiting
@@ -62,8 +63,12 @@ class SignalWitness {
   SignalWitness& operator=(const SignalWitness&) = delete;
   ~SignalWitness();  // kills and reaps it
 
-  // Whether it has the signal, or gets it within `budget`.
+  // Whether it has one more signal than received() told before, or gets it within `budget`.
   bool received(std::chrono::milliseconds budget);
+
+  // Whether a signal received() has not told was sent to it before this call: no window to wait out, the
+  // witness is asked and answers once each signal sent before the question ran its handler.
+  bool signalled_by_now();
 
   pid_t pid() const { return pid_; }
 
@@ -87,6 +92,27 @@ class AnonymousPage {
 
  private:
   void* address_;
+};
+
+// A pipe for one byte at a time between a case and a process it made; both ends close with it, in us.
+class Pipe {
+ public:
+  Pipe();
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  ~Pipe();
+
+  int read_fd() const { return fds_[0]; }
+  // In a child before its exec: the end the new image keeps (close-on-exec cleared), by its number.
+  int keep_write_end_across_exec() const { return keep(1); }
+  int keep_read_end_across_exec() const { return keep(0); }
+
+  bool wait_byte(std::chrono::milliseconds budget) const;  // a byte came within `budget`
+  void send_byte() const;
+
+ private:
+  int keep(int end) const;
+  int fds_[2];
 };
 
 // poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if

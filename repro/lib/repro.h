@@ -18,6 +18,12 @@
 //   SIGWAKE_VARIANT(set_output_sigio, fasync_on_target, (Sides{true, false}), {facts});
 //
 // registers the case set_output_sigio_fasync_on_target.
+//
+// What a case execs into, when it must watch a new image of its own program:
+//
+//   SIGWAKE_IMAGE(fault_on_cue) { ... argv[0] is the first argument after the name ...; return 0; }
+//
+// runs as `PROGRAM --image fault_on_cue ARGS...` and exits with what it returns.
 #pragma once
 
 #include <vector>
@@ -48,6 +54,19 @@ struct CaseRegistration {
   }
 };
 
+using ImageFunction = int (*)(int argc, char** argv);
+
+struct Image {
+  const char* name;
+  ImageFunction run;
+};
+
+std::vector<Image>& registered_images();
+
+struct ImageRegistration {
+  ImageRegistration(const char* name, ImageFunction run) { registered_images().push_back({name, run}); }
+};
+
 }  // namespace sigwake
 
 #define SIGWAKE_CASE(name, ...)                                                              \
@@ -55,6 +74,11 @@ struct CaseRegistration {
   static const ::sigwake::Facts name##_facts __VA_ARGS__;                                    \
   static const ::sigwake::CaseRegistration name##_registration(#name, &name, &name##_facts); \
   static void name(::sigwake::Report& report)
+
+#define SIGWAKE_IMAGE(name)                                                                  \
+  static int name##_image(int argc, char** argv);                                            \
+  static const ::sigwake::ImageRegistration name##_image_registration(#name, &name##_image); \
+  static int name##_image([[maybe_unused]] int argc, [[maybe_unused]] char** argv)
 
 #define SIGWAKE_VARIANT_CASE(base, Variant) \
   using base##_variant = Variant;           \
