@@ -33,8 +33,8 @@ from sigwake.kernels.build import KernelBuilder  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
 from sigwake.targets.options import PRIVILEGES, RunOptions  # noqa: E402
 from sigwake.kernels.kernels import KernelCache  # noqa: E402
-from sigwake.commands.mutagen import MutagenError  # noqa: E402
-from sigwake.commands.mutant_score import equivalents, judged, render, score_generated, write_score  # noqa: E402
+from sigwake.commands.mutagen import OPERATORS, PATH, MutagenError, generate  # noqa: E402
+from sigwake.commands.mutant_score import choose, equivalents, judged, render, score_generated, write_score  # noqa: E402
 from sigwake.commands.mutants import BaseBootError, score, table  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
 
@@ -50,6 +50,10 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--generate", action="store_true", help="generated mutants over the whole path")
     parser.add_argument("--per-group", type=int, default=2, help="with --generate: per function and operator")
+    parser.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="with --generate: N mutants drawn at random, stratified by function, instead of "
+                             "--per-group (N at least the population: every mutant); the figure gets a 95%% interval")
+    parser.add_argument("--seed", type=int, default=1, help="with --sample: the random draw's seed (default 1)")
     parser.add_argument("--deepen", type=int, default=6,
                         help="with --generate: at most this many more mutants for each function whose sample gave "
                              "no verdict (all equivalent, or failed to build or boot), one at a time")
@@ -62,6 +66,8 @@ def main() -> int:
     parser.add_argument("--tree-copy", type=int, default=None,
                         help="which kept tree to build in (default: the shard's); a kernel config of its own keeps "
                              "its own objects")
+    parser.add_argument("--cpus", type=int, default=1,
+                        help="guest vCPUs (with --config smp: 2, the kernel users run; default 1)")
     parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
@@ -74,7 +80,8 @@ def main() -> int:
     tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress,
                                  copy=k - 1 if args.tree_copy is None else args.tree_copy)
     builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
-    config = RunOptions(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")))
+    config = RunOptions(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")),
+                        cpus=args.cpus)
     start = time.monotonic()
     fragments = (*kconfig.default_fragments(REPO / "kernel-configs"),
                  *(Path(c) if "/" in c else REPO / "kernel-configs" / f"{c}.config" for c in args.config))
@@ -85,11 +92,14 @@ def main() -> int:
             records = score_generated(builder, tree, fragments, built, config,
                                       folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
                                       records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge),
-                                      only=tuple(args.mutant), explained=explained, deepen=args.deepen)
+                                      only=tuple(args.mutant), explained=explained, deepen=args.deepen,
+                                      sample_size=args.sample, seed=args.seed)
             records = judged(records, explained, equivalents(MUTANTS / "blind-spots.tsv"))
-            for path in write_score(args.results, records, time.monotonic() - start):
+            _, population = choose(generate(tree, folder / "patches", PATH, OPERATORS), args.per_group, args.sample,
+                                   args.seed)
+            for path in write_score(args.results, records, time.monotonic() - start, population):
                 print(path)
-            print(render(records, time.monotonic() - start).split("\n\n")[1])
+            print(render(records, time.monotonic() - start, population).split("\n\n")[1])
             return 0
         results = score(builder, tree, fragments, patches, built, config, cache / "mutants", progress)
     except (BaseBootError, MutagenError) as e:

@@ -37,7 +37,6 @@
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,16 +154,23 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
   report.decide(Verdict::kDelivered);
 }
 
-// A string on a private file mapping that nothing has read: the first read of it, by execve(), faults.
+// `text` where it sits in our own program's file, on a private mapping of that file that nothing has read:
+// the first read of it, by execve(), faults. Found with read(), which leaves the mapping untouched; no memfd
+// (tinyconfig kernels have none) and no file written (the guest has no writable file system).
 const char* untouched_copy(const char* text) {
-  const int fd = static_cast<int>(syscall(SYS_memfd_create, "exec-path", 0));  // the guest has no writable file system
-  check(fd >= 0, "memfd_create");
-  const auto length = std::strlen(text) + 1;
-  check(write(fd, text, length) == static_cast<ssize_t>(length), "write(memfd)");
-  void* at = mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
-  check(at != MAP_FAILED, "mmap(memfd)");
+  const int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  check(fd >= 0, "open(/proc/self/exe)");
+  std::string file;
+  char chunk[1 << 16];
+  for (ssize_t n; (n = read(fd, chunk, sizeof chunk)) > 0;) file.append(chunk, static_cast<std::size_t>(n));
+  const std::size_t at = file.find(std::string(text) + '\0');
+  if (at == std::string::npos) throw ReproError(std::string("no \"") + text + "\" in our own program's file");
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t start = at / page * page;
+  void* mapped = mmap(nullptr, at - start + std::strlen(text) + 1, PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(start));
+  check(mapped != MAP_FAILED, "mmap(/proc/self/exe)");
   close(fd);
-  return static_cast<const char*>(at);
+  return static_cast<const char*>(mapped) + (at - start);
 }
 
 // How an exec case's child (or its new image) ends when it cannot go on.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.commands.mutagen import MutagenError, further, generate, mutants_of, sample
+from sigwake.commands.mutagen import Mutant, MutagenError, further, generate, mutants_of, sample, stratified
 
 DATA = Path(__file__).parent / "data" / "mutagen"
 FUNCTIONS = ("perf_output_wakeup", "send_sigio")
@@ -98,3 +98,24 @@ def test_further_takes_each_function_s_next_mutant_from_the_least_chosen_operato
         picked.append(item)
     assert sorted(m.name for m, _ in chosen + picked if m.function == "send_sigio") == sorted(
         m.name for m, _ in of_send_sigio)
+
+
+def fake_population(sizes: dict[str, int]) -> list[tuple[Mutant, Path]]:
+    return [(Mutant(f"kernel/events/{f}.c", f, "statement", i, "x", "", f"diff {f} {i}"), Path(f"{f}-{i}.patch"))
+            for f, n in sizes.items() for i in range(n)]
+
+
+def test_a_stratified_sample_gives_each_function_its_share_and_is_the_same_for_a_seed() -> None:
+    population = fake_population({"perf_poll": 60, "send_sigio": 30, "sigio_perm": 9, "perf_fasync": 1})
+    chosen = stratified(population, 20, seed=7)
+    per_function = Counter(m.function for m, _ in chosen)
+    assert len(chosen) == 20 and per_function == {"perf_poll": 12, "send_sigio": 6, "sigio_perm": 1, "perf_fasync": 1}
+    assert chosen == stratified(population, 20, seed=7) and chosen != stratified(population, 20, seed=8)
+    assert chosen == [item for item in population if item in chosen]  # in file order
+    assert stratified(population, 1000, seed=7) == population  # the whole population when the size covers it
+
+
+def test_the_seed_draws_within_a_function_uniformly() -> None:
+    population = fake_population({"perf_poll": 10})
+    seen = Counter(m.line for seed in range(2000) for m, _ in stratified(population, 1, seed))
+    assert set(seen) == set(range(10)) and max(seen.values()) < 2 * min(seen.values())

@@ -315,3 +315,21 @@ def test_a_function_whose_sample_gave_no_verdict_is_sampled_further_until_one_is
     again = run(20, {extra[-1].name: "cannot be told"})
     assert [r.verdict for r in again if r.further] == ["boot-failed", "survived", "killed"]
     assert run(1) == [r for r in again if not r.further] + extra[:1]  # at most `deepen` rounds
+
+
+def test_a_sampled_score_states_its_population_and_a_95_percent_interval(tmp_path: Path) -> None:
+    from sigwake.commands.mutant_score import MutantRecord, Population, render, wilson, write_score
+    from sigwake.core import schema
+    import json
+    low, high = wilson(84, 92)
+    assert 0.835 < low < 0.845 and 0.955 < high < 0.965  # the Wilson interval of 84/92
+    records = [MutantRecord(f"m{i}", "fs/fcntl.c" if i % 2 else "kernel/events/core.c", "f", "statement",
+                            "killed" if i < 9 else "survived") for i in range(10)]
+    population = Population({"kernel/events/core.c": 335, "fs/fcntl.c": 197}, 10,
+                            "a uniformly random sample of 10, stratified by function (each its share), seed 7", 7)
+    text = render(records, None, population)
+    assert "**9 of 10 non-equivalent mutants killed (90.0%; 95% interval 59.6-98.2%)**" in text
+    assert "Population: the 532 mutants the path generates (kernel/events/core.c 335, fs/fcntl.c 197)" in text
+    assert "| fs/fcntl.c | 4 of 5 (80.0%; 95% interval" in text
+    json_path, _ = write_score(tmp_path, records, None, population)
+    schema.check("mutant-score", json.loads(json_path.read_text()))

@@ -9,6 +9,7 @@ could tell, but no case here does) stays a survivor, with why beside it."""
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,7 +19,7 @@ from ..core.atomic import atomic_write
 from ..programs.binaries import Binaries
 from ..kernels.build import KernelBuilder
 from ..targets.options import RunOptions
-from .mutagen import OPERATORS, PATH, Mutant, further, generate, sample
+from .mutagen import OPERATORS, PATH, Mutant, further, generate, sample, stratified
 from .mutants import Boot, MutantResult, score
 from ..core.progress import Progress
 from ..core.schema import CURRENT
@@ -101,16 +102,63 @@ def judged(records: list[MutantRecord], explained: dict[str, str],
             for r in records]
 
 
-def render(records: list[MutantRecord], seconds: float | None = None) -> str:
-    """Markdown: the figure, a table per function and operator, then every survivor with its diff."""
+@dataclass(frozen=True)
+class Population:
+    """What the judged mutants were drawn from, and how they were chosen."""
+
+    generated: dict[str, int]  # file -> the mutants the path generates there
+    chosen: int
+    how: str  # in words: every mutant, a stratified random sample (size, seed), or N per function and operator
+    seed: int | None = None  # a random sample's seed: its figures carry a 95% interval
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of k successes in n (95% at z 1.96)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def share(killed: int, judgeable: int, sampled: bool) -> str:
+    """"91.3%", with a sample's 95% interval; one decimal: 89.7% is no 90%."""
+    if not judgeable:
+        return "n/a"
+    text = f"{100 * killed / judgeable:.1f}%"
+    if sampled:
+        low, high = wilson(killed, judgeable)
+        text += f"; 95% interval {100 * low:.1f}-{100 * high:.1f}%"
+    return text
+
+
+def render(records: list[MutantRecord], seconds: float | None = None, population: Population | None = None) -> str:
+    """Markdown: the figure and its population, per file, a table per function and operator, then every survivor
+    with its diff."""
     counts = Counter(r.verdict for r in records)
     judgeable = counts["killed"] + counts["survived"]
-    share = f"{100 * counts['killed'] / judgeable:.1f}%" if judgeable else "n/a"  # one decimal: 89.7% is no 90%
+    sampled = population is not None and population.seed is not None
     lines = ["# Generated kernel mutants", "",
-             f"**{counts['killed']} of {judgeable} non-equivalent mutants killed ({share})**; "
+             f"**{counts['killed']} of {judgeable} non-equivalent mutants killed "
+             f"({share(counts['killed'], judgeable, sampled)})**; "
              + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
-             + (f"; this run {seconds:.0f} s" if seconds is not None else ""), "",
-             "| function | operator | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
+             + (f"; this run {seconds:.0f} s" if seconds is not None else ""), ""]
+    if population is not None:
+        lines += [f"Population: the {sum(population.generated.values())} mutants the path generates ("
+                  + ", ".join(f"{f} {n}" for f, n in population.generated.items()) + f"); judged: {population.how}, "
+                  f"{population.chosen} chosen, {len(records)} with a record. Equivalent only with proof: the kernel's "
+                  "code identical to the unpatched kernel's, or a reason in bench/mutants/equivalent.tsv that holds "
+                  "on every config.", ""]
+    files: dict[str, Counter[str]] = {}
+    for r in records:
+        files.setdefault(r.path, Counter())[r.verdict] += 1
+    lines += ["| file | killed of non-equivalent | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
+    for path, c in sorted(files.items()):
+        judged_here = c["killed"] + c["survived"]
+        lines.append(f"| {path} | {c['killed']} of {judged_here} ({share(c['killed'], judged_here, sampled)}) | "
+                     + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    lines += ["", "| function | operator | " + " | ".join(VERDICTS) + " |", "|---|---|" + "---|" * len(VERDICTS)]
     groups: dict[tuple[str, str], Counter[str]] = {}
     for r in records:
         groups.setdefault((r.function, r.operator), Counter())[r.verdict] += 1
@@ -133,13 +181,31 @@ def render(records: list[MutantRecord], seconds: float | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_score(results_dir: Path, records: list[MutantRecord], seconds: float | None = None) -> list[Path]:
-    """results/mutants/score.json (every record) and results/mutants/score.md (not beside the kernel results,
-    which are every *.json of results/)."""
+def write_score(results_dir: Path, records: list[MutantRecord], seconds: float | None = None,
+                population: Population | None = None) -> list[Path]:
+    """results/mutants/score.json (every record, and the population) and results/mutants/score.md (not beside
+    the kernel results, which are every *.json of results/)."""
     folder = results_dir / "mutants"
-    data = {"schema": CURRENT["mutant-score"], "seconds": seconds, "mutants": to_data(records)}
+    data = {"schema": CURRENT["mutant-score"], "seconds": seconds, "mutants": to_data(records),
+            "population": to_data(population) if population else None}
     return [write_checked(folder / "score.json", "mutant-score", data),
-            atomic_write(folder / "score.md", render(records, seconds))]
+            atomic_write(folder / "score.md", render(records, seconds, population))]
+
+
+def choose(generated: list[tuple[Mutant, Path]], per_group: int, sample_size: int | None,
+           seed: int) -> tuple[list[tuple[Mutant, Path]], Population]:
+    """The mutants to judge and their population: `sample_size` of them drawn at random, stratified by function
+    (mutagen.stratified), or `per_group` per function and operator (mutagen.sample)."""
+    files = Counter(m.path for m, _ in generated)
+    if sample_size is not None:
+        chosen = stratified(generated, sample_size, seed)
+        whole = len(chosen) == len(generated)
+        how = ("every mutant" if whole else
+               f"a uniformly random sample of {len(chosen)}, stratified by function (each its share), seed {seed}")
+        return chosen, Population(dict(files), len(chosen), how, None if whole else seed)
+    chosen = sample(generated, per_group)
+    return chosen, Population(dict(files), len(chosen), f"at most {per_group} per function and operator, spread "
+                                                        "over the function (first, last, between), not at random")
 
 
 def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], binaries: Binaries,
@@ -147,7 +213,7 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
                     path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
                     records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
                     rejudge: tuple[str, ...] = (), only: tuple[str, ...] = (), explained: dict[str, str] | None = None,
-                    deepen: int = 0) -> list[MutantRecord]:
+                    deepen: int = 0, sample_size: int | None = None, seed: int = 0) -> list[MutantRecord]:
     """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
@@ -156,9 +222,12 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     (unsharded, not re-judging) score then deepens: up to `deepen` times, each function none of whose chosen mutants was killed or
     survived (after `explained`) gets its next mutant (mutagen.further), judged if it was not: a function is not
     left without a verdict because its first picks were equivalent or crashed, and the pick never looks at what
-    a mutant will do. Returns every chosen mutant's record that exists."""
+    a mutant will do. With `sample_size`, the chosen are a stratified random sample (choose()), never deepened:
+    its figure stands for the population with an interval. Returns every chosen mutant's record that exists."""
     generated = generate(tree, work / "patches", path or PATH, operators)
-    mutants = sample(generated, per_group)
+    mutants, _ = choose(generated, per_group, sample_size, seed)
+    if sample_size is not None:
+        deepen = 0
     store = ScoreStore(records or work / "records", MutantRecord)
     # A record judged again is replaced only once its new one exists: an interrupted run loses none.
     again = {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.verdict in rejudge}
