@@ -231,6 +231,20 @@ class KernelCache:
             deb.unlink()
         return tarball
 
+    def source_changelog(self, series: str, progress: Progress) -> Path:
+        """linux-source-<series>'s changelog.Debian.gz (the upstream stable releases and fixes each Debian
+        version took, by subject), from the same package as source_tarball(); cached."""
+        package = self.find_package(f"linux-source-{series}", progress)
+        changelog = self.root / "sources" / f"{package.name}_{package.version}" / "changelog.Debian.gz"
+        if not changelog.is_file():
+            changelog.parent.mkdir(parents=True, exist_ok=True)
+            deb = self.suite(package.suite).download(package, self.root / "debs", progress)
+            member = re.compile(rf"^\./usr/share/doc/linux-source-{re.escape(series)}/changelog\.Debian\.gz$")
+            if extract_file(deb, member, changelog) is None:
+                raise DebianError(f"{deb.name} holds no usr/share/doc/linux-source-{series}/changelog.Debian.gz")
+            deb.unlink()
+        return changelog
+
     def resolve(self, spec: str | DebianQuery, progress: Progress) -> list[Kernel]:
         """A query (expand_specs turns `default` into them), `host`, a path to an image, or a Debian package name."""
         if isinstance(spec, DebianQuery):
