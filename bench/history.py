@@ -96,7 +96,8 @@ def main() -> int:
         try:
             score(builder, tree, fragments, [HISTORY / f.patch for f in todo], built, config, cache / "history",
                   progress, after_each=lambda result: store.put(
-                      record_of(by_patch[result.patch.name], result, debian(by_patch[result.patch.name]))))
+                      record_of(by_patch[result.patch.name], result, debian(by_patch[result.patch.name]),
+                                " + ".join(f.stem for f in fragments))))
         except BaseBootError as e:
             print(f"bench/history.py: {e}", file=sys.stderr)
             return 3

@@ -17,9 +17,12 @@
 //    fork(), not as a thread: it must not inherit the event, so its faults
 //    raise no SIGTRAP (`not-delivered` is right).
 //  - sigtrap_remove_on_exec: inherit, into a forked child that traps, then
-//    execs with the event enabled and SIGTRAP unblocked: remove_on_exec
-//    (2e498d0a74e5, v5.13) removes the event at the exec, so the new image,
-//    whose SIGTRAP is the default again, is not killed by its first fault.
+//    execs with the event enabled and SIGTRAP unblocked into an image of this
+//    program that waits for our cue; once it runs we enable our event (which
+//    reaches every copy still on its child_list) and cue it to fault:
+//    remove_on_exec (2e498d0a74e5, v5.13) removes the copy at the exec, so the
+//    new image, whose SIGTRAP is the default again, is not killed, neither by
+//    a copy kept enabled nor by one the exec only disabled.
 //  - sigtrap_exec_fault: the event, opened by the child itself with kernel-mode
 //    faults counted, is enabled just before execve(), whose own copy of the path
 //    faults on a page nothing touched. That overflow queues the SIGTRAP's task
@@ -35,6 +38,7 @@
 // flagged TRAP_PERF_FLAG_ASYNC.
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -186,7 +190,7 @@ struct ExecChild {
 // Forks a child that runs `body` up to its exec, runs `meanwhile` (if any), and waits for the child's end. A
 // body that throws, or whose exec returns, ends the child (kRefused for Unsupported, kSetupFailed otherwise)
 // and sends its words back.
-ExecChild run_exec_child(const std::function<void()>& body, const std::function<void()>& meanwhile = {}) {
+ExecChild run_exec_child(const std::function<void()>& body, const std::function<void(pid_t)>& meanwhile = {}) {
   int why[2];
   check(pipe2(why, O_CLOEXEC) == 0, "pipe2");  // closed by the exec: a child that execs says nothing
   const pid_t child = fork();
@@ -211,7 +215,7 @@ ExecChild run_exec_child(const std::function<void()>& body, const std::function<
   ExecChild end;
   if (meanwhile) {
     try {
-      meanwhile();
+      meanwhile(child);
     } catch (...) {
       kill(child, SIGKILL), waitpid(child, nullptr, 0), close(why[0]);
       throw;
@@ -316,22 +320,28 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
       [&] {
         fault_until_trapped(trap, event);  // enabling our parent's event enables the copy we inherited
         if (trap.count() == 0) _exit(kNeverTrapped);
+        event.enable();  // enabled at the exec: a copy the exec kept would trap the new image's first fault
         const std::string ready_fd = std::to_string(ready.keep_write_end_across_exec());
         const std::string cue_fd = std::to_string(cue.keep_read_end_across_exec());
         const SignalCapture::Unblocked here(trap);
         close(STDOUT_FILENO);  // the new image is no case: no KTAP of ours
         execl("/proc/self/exe", "sigtrap_perf", "--image", "fault_on_cue", ready_fd.c_str(), cue_fd.c_str(), nullptr);
       },
-      [&] {
-        image_ran = ready.wait_byte(kWakeupBudget);
-        if (!image_ran) return;
+      [&](pid_t child) {
+        image_ran = ready.wait_byte(2 * kWakeupBudget);  // the child's own trap budget, then its exec
+        if (!image_ran) {
+          kill(child, SIGKILL);  // it never said it ran: no cue will come, and it must not wait for one
+          return;
+        }
         event.enable();  // our event and every copy still on its child_list: a copy the exec kept traps now
         cue.send_byte();
       });
   event.disable();
   trap.accept_pending();  // a fault of ours while the event was on: its SIGTRAP runs here
   report.add("image_ran", image_ran);
-  if (end.status == 0 && !image_ran) throw ReproError("the child ended cleanly without running the new image");
+  if (!image_ran && !(WIFSIGNALED(end.status) && WTERMSIG(end.status) == SIGTRAP)) {
+    throw ReproError("the new image never said it ran");
+  }
   decide_after_exec(report, end,
                     "the new image was killed by SIGTRAP once we enabled our event: the exec kept the copy "
                     "(disabled, not removed)");
@@ -344,7 +354,9 @@ SIGWAKE_IMAGE(fault_on_cue) {
   if (argc != 2) return kSetupFailed;
   const int ready = std::atoi(argv[0]), cue = std::atoi(argv[1]);
   char byte = 0;
-  if (write(ready, &byte, 1) != 1 || read(cue, &byte, 1) != 1) return kSetupFailed;
+  if (write(ready, &byte, 1) != 1 || !(wait_readable(cue, kWakeupBudget) & POLLIN) || read(cue, &byte, 1) != 1) {
+    return kSetupFailed;
+  }
   for (int round = 0; round < 4; ++round) fault_fresh_pages(nullptr);
   return 0;
 }

@@ -113,6 +113,10 @@ def test_a_kernel_report_kills_only_when_it_recurs_in_a_second_boot(tmp_path: Pa
     assert results["twice"].verdict == "detected"
     assert "WARNING in perf_event_wakeup" in str(results["twice"].detected_by[0])
     assert results["other"].verdict == "survived"  # another report in the second boot is not this one again
+    more = [splatted(boot(case(D, si_code=1)), "WARNING in perf_event_wakeup"),
+            splatted(splatted(boot(case(D, si_code=1)), "WARNING in send_sigio"), "WARNING in perf_event_wakeup")]
+    results, _ = run({"base": [BASE], "more": more}, tmp_path, catalogue)
+    assert results["more"].verdict == "detected"  # the same report again, beside another: it recurs
 
 
 def test_a_mutant_whose_kernel_code_is_the_bases_is_equivalent_unbooted(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -329,6 +333,8 @@ def test_a_sampled_score_states_its_population_and_a_95_percent_interval(tmp_pat
                             "a uniformly random sample of 10, stratified by function (each its share), seed 7", 7)
     text = render(records, None, population)
     assert "**9 of 10 non-equivalent mutants killed (90.0%; 95% interval 59.6-98.2%)**" in text
+    partial = render(records[:9], None, population)  # a chosen mutant without its record: no interval
+    assert "**9 of 9 non-equivalent mutants killed (100.0%)**" in partial
     assert "Population: the 532 mutants the path generates (kernel/events/core.c 335, fs/fcntl.c 197)" in text
     assert "| fs/fcntl.c | 4 of 5 (80.0%; 95% interval" in text
     json_path, _ = write_score(tmp_path, records, None, population)

@@ -48,6 +48,7 @@ class HistoryRecord:
     caught_by: list[str] = field(default_factory=list)  # the changes validate-patch reported, as it says them
     why: str = ""  # the row's why; for a failed build or boot, the error after it
     debian: list[str] = field(default_factory=list)  # the Debian versions whose changelog entry names the fix
+    config: str = ""  # the kernel-configs fragments of the kernels it was judged on
 
     @property
     def name(self) -> str:
@@ -125,7 +126,7 @@ def unclassified(named: dict[str, list[str]], fixes: list[Fix]) -> list[str]:
     return sorted(s for s in named if s not in known)
 
 
-def record_of(fix: Fix, result: MutantResult | None, debian: list[str]) -> HistoryRecord:
+def record_of(fix: Fix, result: MutantResult | None, debian: list[str], config: str = "") -> HistoryRecord:
     """A kept fix's record: caught when validate-patch reported its bug as a mutant kill; `result` None: the
     fix was not re-created (no patch), or its patch was not judged yet."""
     if result is None:
@@ -136,7 +137,7 @@ def record_of(fix: Fix, result: MutantResult | None, debian: list[str]) -> Histo
     error = (f"{SAME_CODE}: the patch changes no code this config builds" if result.same_code
              else result.build_error or result.boot_error or "")
     return HistoryRecord(fix.subject, fix.commit, fix.patch, verdict, [str(c) for c in result.detected_by],
-                         fix.why + (f" ({error})" if error else ""), debian)
+                         fix.why + (f" ({error})" if error else ""), debian, config)
 
 
 def render(records: list[HistoryRecord], fixes: list[Fix], named: dict[str, list[str]],
@@ -165,6 +166,10 @@ def render(records: list[HistoryRecord], fixes: list[Fix], named: dict[str, list
         shown = "; ".join(r.caught_by) or r.why
         lines.append(f"| {r.subject} | {r.commit or '(not confirmed)'} | {', '.join(r.debian) or '-'} | "
                      f"{r.verdict} | {shown} |")
+    configs = Counter(r.config for r in records if r.config)
+    if configs:
+        lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({n} fixes)" for c, n in configs.most_common())
+                  + ". A bug only a lockdep, KASAN or PROVE_RCU kernel reports is missed on a kernel without them."]
     missed = [r for r in records if r.verdict != "caught"]
     if missed:
         lines += ["", "## Not caught, and what would catch them", ""]

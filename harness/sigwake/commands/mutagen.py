@@ -228,9 +228,10 @@ def sample(mutants: list[tuple[Mutant, Path]], per_group: int) -> list[tuple[Mut
 
 
 def stratified(mutants: list[tuple[Mutant, Path]], size: int, seed: int) -> list[tuple[Mutant, Path]]:
-    """A uniformly random sample of `size` mutants, stratified by function: each function's share of `size` is
-    its share of the population (largest remainders, at least one each while `size` allows), drawn within the
-    function by random.Random(seed); in file order. The whole population when `size` covers it."""
+    """A random sample of `size` mutants, stratified by function with proportional allocation: each function's
+    share of `size` is its share of the population (largest remainders; no floor, so the sample stays
+    self-weighting and its plain proportion estimates the population's), drawn within the function by
+    random.Random(seed); in file order. The whole population when `size` covers it."""
     if size >= len(mutants):
         return list(mutants)
     strata: dict[str, list[tuple[Mutant, Path]]] = {}
@@ -238,16 +239,10 @@ def stratified(mutants: list[tuple[Mutant, Path]], size: int, seed: int) -> list
         strata.setdefault(item[0].function, []).append(item)
     exact = {f: size * len(items) / len(mutants) for f, items in strata.items()}
     quota = {f: int(share) for f, share in exact.items()}
-    if size >= len(strata):
-        for f in quota:
-            quota[f] = max(quota[f], 1)
     for f in sorted(strata, key=lambda f: (quota[f] - exact[f], f)):  # the largest remainders first
         if sum(quota.values()) >= size:
             break
         quota[f] += 1
-    while sum(quota.values()) > size:  # the floor of one each overshot: take back from the largest strata
-        largest = max(quota, key=lambda f: (quota[f], f))
-        quota[largest] -= 1
     rng = random.Random(seed)
     chosen = {m.name for f in sorted(strata) for m, _ in rng.sample(strata[f], min(quota[f], len(strata[f])))}
     return [item for item in mutants if item[0].name in chosen]

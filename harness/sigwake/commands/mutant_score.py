@@ -138,7 +138,8 @@ def render(records: list[MutantRecord], seconds: float | None = None, population
     with its diff."""
     counts = Counter(r.verdict for r in records)
     judgeable = counts["killed"] + counts["survived"]
-    sampled = population is not None and population.seed is not None
+    # A sample's interval stands for the population only once every chosen mutant has its record.
+    sampled = population is not None and population.seed is not None and len(records) == population.chosen
     lines = ["# Generated kernel mutants", "",
              f"**{counts['killed']} of {judgeable} non-equivalent mutants killed "
              f"({share(counts['killed'], judgeable, sampled)})**; "
@@ -201,7 +202,7 @@ def choose(generated: list[tuple[Mutant, Path]], per_group: int, sample_size: in
         chosen = stratified(generated, sample_size, seed)
         whole = len(chosen) == len(generated)
         how = ("every mutant" if whole else
-               f"a uniformly random sample of {len(chosen)}, stratified by function (each its share), seed {seed}")
+               f"a random sample of {len(chosen)}, stratified by function with proportional allocation, seed {seed}")
         return chosen, Population(dict(files), len(chosen), how, None if whole else seed)
     chosen = sample(generated, per_group)
     return chosen, Population(dict(files), len(chosen), f"at most {per_group} per function and operator, spread "
@@ -233,6 +234,9 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     again = {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.verdict in rejudge}
     kernel_config = " + ".join(f.stem for f in fragments)
     k, n = shard
+    # A record judged on another kernel config says nothing of this one (what one config hides, another shows).
+    again |= {m.name for m, _ in mutants if (kept := store.get(m.name)) is not None and kept.config
+              and kept.config != kernel_config and not (rejudge or only)}
     todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and (
         m.name in again or m.name in only or (store.get(m.name) is None and not (rejudge or only)))]
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"

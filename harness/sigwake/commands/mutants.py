@@ -72,7 +72,7 @@ class MutantResult:
 
 def splat(change: CaseChange) -> bool:
     """The mutant kernel reported a bug of its own under the case."""
-    return change.qualifier.startswith("kernel splat")
+    return change.qualifier.startswith(SPLAT)
 
 
 def solid(change: CaseChange) -> bool:
@@ -92,9 +92,25 @@ def needs_second_boot(change: CaseChange) -> bool:
     return change.outcome in DETECTING and not solid(change) and (bool(change.differing) or splat(change))
 
 
-def again_key(change: CaseChange) -> tuple[str, str, tuple[str, ...], str]:
-    """What must recur in the second boot: the case and pass, the evidence that changed, the report's title."""
-    return change.privilege, change.case, change.differing, change.qualifier if splat(change) else ""
+SPLAT = "kernel splat: "
+
+
+def recurs(change: CaseChange, second: list[CaseChange]) -> bool:
+    """Whether the second boot shows the change again: the same case and pass with the same evidence changed, or
+    (a kernel report) one of the same report titles under it."""
+    for other in second:
+        if (other.privilege, other.case) != (change.privilege, change.case):
+            continue
+        if splat(change):
+            if splat(other) and set(titles(change)) & set(titles(other)):
+                return True
+        elif other.differing == change.differing:
+            return True
+    return False
+
+
+def titles(change: CaseChange) -> list[str]:
+    return change.qualifier[len(SPLAT):].split("; ") if splat(change) else []
 
 
 def cut_off(outcome: KernelOutcome) -> set[tuple[str, str]]:
@@ -164,9 +180,9 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
             changes = [c for c in changes if c.after is not None and not c.after.reason.startswith(NEVER_RAN)]
         result = MutantResult(patch, changes, died=why)
         if not any(solid(c) for c in result.changes) and any(needs_second_boot(c) for c in result.changes):
-            again, _ = good_boot(boot, built, f"{patch.stem} second")
-            seen_again = {again_key(c) for c in pair(before, again, binaries.catalogue)} if again else set()
-            result.confirmed = [c for c in result.changes if needs_second_boot(c) and again_key(c) in seen_again]
+            again, _ = good_boot(boot, built, f"{patch.stem} second", died_under_a_case=True)
+            second = pair(before, again, binaries.catalogue) if again else []
+            result.confirmed = [c for c in result.changes if needs_second_boot(c) and recurs(c, second)]
         judged(result)
     return results
 
