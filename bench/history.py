@@ -7,7 +7,7 @@ judged against the unpatched kernel as a mutant is (commands/mutants.py). Each
 judged fix is kept under the cache as soon as it is judged (a stopped score
 resumes); the score goes to results/history/ (score.json, score.md).
 
-    bench/history.py [--list] [--fix PATCH ...] [--repeat N] [--passes P,...] [--config FRAGMENT ...]
+    bench/history.py [--list | --judged-only] [--fix PATCH ...] [--repeat N] [--passes P,...] [--config FRAGMENT ...]
 
 --list prints every path subject the changelogs name with its decision, and
 exits 1 when one has no row in fixes.tsv (nothing is built).
@@ -47,6 +47,8 @@ def main() -> int:
     parser.add_argument("--fix", action="append", default=[], metavar="PATCH",
                         help="a re-created fix's patch (file name or stem), judged again; default: every kept fix "
                              "not judged yet")
+    parser.add_argument("--judged-only", action="store_true",
+                        help="judge nothing: write the score from the fixes judged so far (the rest not-judged)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--passes", default=",".join(PRIVILEGES))
     parser.add_argument("--config", action="append", default=[], metavar="FRAGMENT",
@@ -82,7 +84,8 @@ def main() -> int:
     wanted = {Path(f).stem for f in args.fix}
     kept = judged_once(fixes)
     store = ScoreStore(cache / "history" / "records", HistoryRecord)
-    todo = [f for f in kept if f.patch and (Path(f.patch).stem in wanted if wanted else store.get(Path(f.patch).stem) is None)]
+    todo = [f for f in kept if f.patch and not args.judged_only
+            and (Path(f.patch).stem in wanted if wanted else store.get(Path(f.patch).stem) is None)]
     start = time.monotonic()
     if todo:
         built = binaries.build(REPO, REPO / "build", progress)

@@ -157,10 +157,10 @@ def render(records: list[HistoryRecord], fixes: list[Fix], named: dict[str, list
              f"Population: every subject in the path ({PATH_SUBJECT.pattern}) that Debian's changelogs of "
              + ", ".join(sources) + f" name: {len(named)} subjects, and {len(read_in)} more found by reading "
              f"those changelogs; bench/history/fixes.tsv classifies them as {len(kept)} kept (a program can observe "
-             f"the bug) and {len(left)} left out. The {len(records)} kept bugs (rows naming one bug twice, as its "
-             "subject and again with its CVE, are one) with a patch are re-created on Debian's linux-source-6.12 "
-             "and judged as a mutant is (both boots good, a change in every run or seen again in a second boot). "
-             "No sampling: every kept fix is judged.", "",
+             f"the bug) and {len(left)} left out: {len(records)} kept bugs (rows naming one bug twice, as its subject "
+             f"and again with its CVE, are one), {sum(bool(r.patch) for r in records)} of them re-created as "
+             "patches on Debian's linux-source-6.12 and judged as a mutant is (both boots good, a change in every "
+             "run or seen again in a second boot). No sampling: every re-created bug is judged.", "",
              "| fix | commit | Debian | verdict | reported as |", "|---|---|---|---|---|"]
     for r in records:
         shown = "; ".join(r.caught_by) or r.why
