@@ -18,9 +18,13 @@ ANY_CASE = "*"  # a program the catalogue does not know, run whole: what is know
 
 
 def releases(catalogue: Catalogue) -> list[Version]:
-    """The releases at which what is known changes: the oldest kernel, then every fact's `since`."""
+    """The releases at which what is known changes: the oldest kernel, then every fact's `since`, and each
+    stable branch a fact's change was backported to. The guest looks up its major.minor only, so on such a
+    branch the table knows nothing of that case (the patch level decides, and the harness's own judgement of
+    the log has it); a case's verdict there passes when it is one of the good words."""
     since = {row.since for name in (*catalogue.cases, ANY_CASE) for row in rows(catalogue, name) if row.since}
-    return [(0, 0), *sorted(since)]
+    branches = {(r[0], r[1]) for name in catalogue.cases for row in rows(catalogue, name) for r in row.stable}
+    return [(0, 0), *sorted(since | branches)]
 
 
 def shown(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str, verdict: Verdict) -> str:
