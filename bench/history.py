@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import re
 import sys
 import time
 from pathlib import Path
@@ -78,8 +77,7 @@ def main() -> int:
         return 1 if missing else 0
     def debian(fix: Fix) -> list[str]:
         """The Debian versions naming the fix, under any of its subjects."""
-        subjects = [fix.subject.split(" (also named: ")[0], *re.findall(r"\(also named: (.*)\)", fix.subject)]
-        return sorted({v for s in subjects for v in named.get(s, [])})
+        return sorted({v for s in fix.subjects for v in named.get(s, [])})
 
     wanted = {Path(f).stem for f in args.fix}
     kept = judged_once(fixes)

@@ -9,6 +9,8 @@
 // which the exit has already set to TASK_TOMBSTONE, and wrote none.
 //  - exit_read_record: five children, each forked, run and reaped in turn;
 //    the ring must hold one READ record naming each.
+//  - exit_record_parent: the same children under an event with attr.task: each
+//    copy writes a PERF_RECORD_EXIT naming the child and, as its parent, us.
 // perf_mmap() refuses a buffer for an inherited event that follows a task on
 // every CPU (EINVAL), so everything is pinned to CPU 0 and the event counts there.
 // A second event in our context that is not inherited keeps a child's context
@@ -39,6 +41,33 @@ perf_event_attr inherit_stat_attr() {
   return attr;
 }
 
+// Five children, each forked, run and reaped in turn under `attr` (inherited), pinned to CPU 0 with the
+// event and a plain one beside it; what the ring holds after. `children` gets their pids.
+RecordRead children_exited(const perf_event_attr& attr, std::set<std::uint32_t>& children) {
+  pin_to_cpu(0);
+  PerfEvent event = PerfEvent::open(attr, 0, 0);
+  perf_event_attr plain = attr;
+  plain.inherit = 0;
+  plain.inherit_stat = 0;
+  const PerfEvent no_clone = PerfEvent::open(plain, 0, 0);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  for (int i = 0; i < kChildren; ++i) {
+    const pid_t child = fork();
+    check(child >= 0, "fork");
+    if (child == 0) {
+      burn_cpu(1ms);  // a count of its own to report
+      _exit(0);
+    }
+    int status = 0;
+    check(waitpid(child, &status, 0) == child, "waitpid");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw ReproError("a child did not exit cleanly");
+    children.insert(static_cast<std::uint32_t>(child));
+  }
+  RecordRead read = ring.consume();
+  if (read.truncated) throw ReproError("the ring held a truncated record");
+  return read;
+}
+
 // The pid a PERF_RECORD_READ names (its body starts with pid, tid).
 std::optional<std::uint32_t> read_record_pid(const Record& record) {
   if (record.type != PERF_RECORD_READ || record.bytes.size() < sizeof(perf_event_header) + 8) return std::nullopt;
@@ -60,27 +89,8 @@ SIGWAKE_CASE(exit_read_record,
               .defining = {"read_records", "children_named"},
               .shown = {"read_records", "children_named"},
               .kconfig = kPerfConfig}) {
-  pin_to_cpu(0);
-  PerfEvent event = PerfEvent::open(inherit_stat_attr(), 0, 0);
-  perf_event_attr plain = inherit_stat_attr();
-  plain.inherit = 0;
-  plain.inherit_stat = 0;
-  const PerfEvent no_clone = PerfEvent::open(plain, 0, 0);
-  RingBuffer ring = RingBuffer::map(event.fd(), 0);
   std::set<std::uint32_t> children;
-  for (int i = 0; i < kChildren; ++i) {
-    const pid_t child = fork();
-    check(child >= 0, "fork");
-    if (child == 0) {
-      burn_cpu(1ms);  // a count of its own to report
-      _exit(0);
-    }
-    int status = 0;
-    check(waitpid(child, &status, 0) == child, "waitpid");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw ReproError("a child did not exit cleanly");
-    children.insert(static_cast<std::uint32_t>(child));
-  }
-  const RecordRead read = ring.consume();
+  const RecordRead read = children_exited(inherit_stat_attr(), children);
   int reads = 0;
   std::set<std::uint32_t> named;
   for (const Record& record : read.records) {
@@ -93,12 +103,56 @@ SIGWAKE_CASE(exit_read_record,
   report.add("read_records", static_cast<long long>(reads));
   report.add("children_named", static_cast<long long>(named.size()));
   report.add("children", static_cast<long long>(kChildren));
-  if (read.truncated) throw ReproError("the ring held a truncated record");
   if (reads == 0) return report.decide(Verdict::kNoRecord, "five children exited, no PERF_RECORD_READ");
   if (reads != kChildren || named.size() != kChildren) {
     return report.decide(Verdict::kWrongCount, "not one PERF_RECORD_READ naming each exited child");
   }
   report.decide(Verdict::kMeasured, "one PERF_RECORD_READ per exited child");
+}
+
+SIGWAKE_CASE(exit_record_parent,
+             {.expected = {changed_at("5.7", "f3bed55e8509", Verdict::kMisdelivered, Verdict::kMeasured,
+                                      "f3bed55e8509 \"perf/core: fix parent pid/tid in task exit events\" (v5.7; "
+                                      "stable 5.6.14): perf_event_task_output() in kernel/events/core.c names the "
+                                      "exiting task's real_parent as ppid in PERF_RECORD_EXIT (before, current: the "
+                                      "exiting child itself)")
+                               .backported({"5.6.14"})},
+              .defining = {"exit_records", "children_named", "parent_named"},
+              .shown = {"exit_records", "parent_named"},
+              .kconfig = kPerfConfig}) {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+  attr.inherit = 1;
+  attr.task = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  std::set<std::uint32_t> children;
+  const RecordRead read = children_exited(attr, children);
+  const auto ours = static_cast<std::uint32_t>(getpid());
+  int exits = 0, parent_named = 0;
+  std::set<std::uint32_t> named;
+  for (const Record& record : read.records) {
+    if (record.type != PERF_RECORD_EXIT || record.bytes.size() < sizeof(perf_event_header) + 16) continue;
+    std::uint32_t pid = 0, ppid = 0;  // the body: pid, ppid, tid, ptid, time
+    std::memcpy(&pid, record.bytes.data() + sizeof(perf_event_header), sizeof pid);
+    std::memcpy(&ppid, record.bytes.data() + sizeof(perf_event_header) + 4, sizeof ppid);
+    if (!children.contains(pid)) continue;
+    ++exits;
+    named.insert(pid);
+    parent_named += ppid == ours;
+  }
+  report.add("exit_records", static_cast<long long>(exits));
+  report.add("children_named", static_cast<long long>(named.size()));
+  report.add("parent_named", static_cast<long long>(parent_named));
+  if (exits == 0) return report.decide(Verdict::kNoRecord, "five children exited, no PERF_RECORD_EXIT names one");
+  if (exits != kChildren || named.size() != kChildren) {
+    return report.decide(Verdict::kWrongCount, "not one PERF_RECORD_EXIT naming each exited child");
+  }
+  if (parent_named != kChildren) {
+    return report.decide(Verdict::kMisdelivered, std::to_string(kChildren - parent_named) + " of " +
+                                                     std::to_string(kChildren) + " PERF_RECORD_EXIT name another "
+                                                     "task than us as the child's parent");
+  }
+  report.decide(Verdict::kMeasured, "one PERF_RECORD_EXIT per exited child, each naming us as its parent");
 }
 
 }  // namespace sigwake

@@ -12,7 +12,6 @@
 // (Documentation/admin-guide/perf-security.rst, "Memory allocation").
 #include <linux/capability.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "lib/attrs.h"
+#include "lib/capabilities.h"
 #include "lib/evidence.h"
 #include "lib/repro.h"
 
@@ -44,16 +44,6 @@ long predicted_buffers(long user_limit, long memlock_limit) {
     ++buffers;
   }
   return buffers;
-}
-
-// CAP_IPC_LOCK lifts the RLIMIT_MEMLOCK check: drop it from the effective set
-// (root keeps it permitted; nothing here needs it back).
-void drop_ipc_lock() {
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
-  check(syscall(SYS_capget, &header, data) == 0, "capget");
-  data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
-  check(syscall(SYS_capset, &header, data) == 0, "capset(drop CAP_IPC_LOCK)");
 }
 
 // Maps buffers until the kernel refuses one (or the cap); returns how many, and why it stopped.
@@ -83,7 +73,7 @@ SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
               .defining = {"buffers", "predicted_buffers", "buffers_at_68kb"},
               .shown = {"buffers", "predicted_buffers"},
               .kconfig = kPerfConfig}) {
-  drop_ipc_lock();
+  drop_effective(CAP_IPC_LOCK);  // it lifts the RLIMIT_MEMLOCK check
   long mlock_kb = -1;
   std::ifstream("/proc/sys/kernel/perf_event_mlock_kb") >> mlock_kb;
   if (mlock_kb < 0) throw ReproError("cannot read /proc/sys/kernel/perf_event_mlock_kb");

@@ -403,13 +403,14 @@ SIGWAKE_CASE(sigtrap_exec_fault,
                                   "kernel (perf_allow_kernel() in kernel/events/core.c), and only kernel-mode faults "
                                   "raise this case's SIGTRAP inside execve()")
                                .in_passes({"user-paranoid2", "user-paranoid3"}),
-                           always(Verdict::kDelivered,
-                                  "a bug from 2e498d0a74e5 \"perf: Add support for event removal on exec\" (v5.13), "
-                                  "fixed by \"perf/core: Don't send SIGTRAP after exec removed the event\" (Debian's "
-                                  "changelog of linux 6.12.118-1, ChangeLog-6.12.118): perf_sigtrap() in "
-                                  "kernel/events/core.c returns for an event whose state is PERF_EVENT_STATE_EXIT "
-                                  "or below, so the task work an overflow inside execve() queued no longer kills "
-                                  "the new image")},
+                           fixed_by("", Verdict::kMisdelivered, Verdict::kDelivered,
+                                    "a bug from 2e498d0a74e5 \"perf: Add support for event removal on exec\" (v5.13), "
+                                    "fixed by \"perf/core: Don't send SIGTRAP after exec removed the event\" (stable "
+                                    "6.12.118, Debian's changelog of linux 6.12.118-1; its upstream commit is not "
+                                    "confirmed here): perf_sigtrap() in kernel/events/core.c returns for an event "
+                                    "whose state is PERF_EVENT_STATE_EXIT or below, so the task work an overflow "
+                                    "inside execve() queued no longer kills the new image")
+                               .backported({"6.12.118"})},
               .defining = {"child_trapped_before_exec", "child_killed_by"},
               .shown = {"child_trapped_before_exec", "child_killed_by"},
               .kconfig = kPerfConfig}) {

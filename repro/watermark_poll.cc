@@ -2,6 +2,8 @@
 // A sleeping poll() is woken on every kernel that writes PERF_RECORD_SWITCH (v4.3+).
 // perf_poll() reports a wakeup once: it takes rb->poll with atomic_xchg(..., 0),
 // so with the event disabled and that report read, poll() must be quiet.
+//  - watermark_poll_rdnorm: a poll() asking POLLRDNORM alone (POSIX's "normal
+//    data", which Linux's poll(2) equates with POLLIN) is woken as well.
 //  - watermark_poll_without_ring: an event with no ring mapped has nothing to
 //    wait for, and perf_poll() says so at once with POLLHUP.
 #include <poll.h>
@@ -42,6 +44,29 @@ SIGWAKE_CASE(watermark_poll, {.expected = {always(Verdict::kDelivered,
                                                "wakeup already read");
   }
   report.decide(Verdict::kDelivered, "poll() woke with POLLIN, once");
+}
+
+SIGWAKE_CASE(watermark_poll_rdnorm,
+             {.expected = {changed_at("6.15", "c96fff391c09", Verdict::kNoWakeup, Verdict::kDelivered,
+                                      "c96fff391c09 \"perf/ring_buffer: Allow the EPOLLRDNORM flag for poll\" (v6.15; "
+                                      "stable 6.12.25 and 6.1.135, from Debian's changelogs): perf_output_wakeup() in "
+                                      "kernel/events/ring_buffer.c sets rb->poll to EPOLLIN | EPOLLRDNORM; before, "
+                                      "EPOLLIN alone, and a poller asking POLLRDNORM only was never told")
+                               .backported({"6.12.25", "6.1.135"})},
+              .shown = {"records", "pollrdnorm"},
+              .kconfig = kPerfConfig}) {
+  SwitchFixture f;
+  f.poll_events = POLLRDNORM;
+  const short revents = f.trigger();
+  const int records = add_record_evidence(report, f.ring.consume());
+  report.add("pollrdnorm", (revents & POLLRDNORM) != 0);
+  report.add("revents", static_cast<long long>(revents));
+  if (records == 0) return report.decide(Verdict::kNoRecord, "the child ran, the kernel wrote no SWITCH record");
+  if (!(revents & POLLRDNORM)) {
+    return report.decide(Verdict::kNoWakeup, "SWITCH records past the watermark, a poll() asking POLLRDNORM alone "
+                                             "never reported it");
+  }
+  report.decide(Verdict::kDelivered, "poll() asking POLLRDNORM alone woke with it");
 }
 
 SIGWAKE_CASE(watermark_poll_without_ring, {.expected = {always(Verdict::kDelivered,

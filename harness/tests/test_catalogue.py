@@ -1,5 +1,5 @@
 """Each case carries its own facts next to its code (repro/lib/facts.h): `PROGRAM --list --json` prints them,
-checked against schemas/case-facts.v1.json, and the catalogue of every program is what the judgement, validate
+checked against schemas/case-facts.v4.json, and the catalogue of every program is what the judgement, validate
 and the reports read. These tests hold the programs and the catalogue to that."""
 
 from __future__ import annotations

@@ -81,3 +81,15 @@ def test_a_kernel_before_the_change_behaving_as_after_is_an_unexpected_fix(catal
     assert m is not None and m.kind == "unexpected fix"
     m = expectations.check(catalogue, "6.18", "6.18.44", "exit_read_record", Verdict.NO_RECORD, {})
     assert m is not None and m.kind == "regression"
+
+
+def test_a_kernel_showing_the_bug_of_a_fix_no_release_dates_lacks_that_fix(catalogue: Catalogue) -> None:
+    # "Don't send SIGTRAP after exec removed the event": known only from stable 6.12.118. Every kernel is held to
+    # the fix; one whose new image is killed by SIGTRAP lacks it, whichever branch it is on.
+    for release in ("6.1.192", "6.12.95", "7.2.13"):
+        m = expectations.check(catalogue, release, release, "sigtrap_exec_fault", Verdict.MISDELIVERED, {})
+        assert m is not None and m.kind == "missing fix" and "6.12.118" in m.source
+    assert expectations.check(catalogue, "6.12.118", "6.12.118", "sigtrap_exec_fault", Verdict.DELIVERED, {}) is None
+    # Another wrong verdict is not that bug: a signal not delivered where it must be is still a regression.
+    m = expectations.check(catalogue, "7.2.13", "7.2.13", "sigtrap_exec_fault", Verdict.NOT_DELIVERED, {})
+    assert m is not None and m.kind == "regression"

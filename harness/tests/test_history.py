@@ -101,7 +101,9 @@ def test_a_bug_named_twice_is_judged_and_counted_once() -> None:
     from sigwake.commands.history_score import judged_once
     fixes = [Fix("perf: x", "kept", "", "x.patch", "a case sees it"),
              Fix("perf: x (CVE-2026-1)", "kept", "0123456789ab", "x.patch", "a case sees it"),
-             Fix("perf: y", "kept", "", "", "not re-created: too big"), Fix("perf: z", "left-out", "", "", "tools")]
+             Fix("perf: y", "kept", "", "", "not re-created: too big"),
+             Fix("perf: y (CVE-2026-2)", "kept", "", "", "not re-created: too big"), Fix("perf: z", "left-out", "", "", "tools")]
     once = judged_once(fixes)
-    assert [f.subject for f in once] == ["perf: x (also named: perf: x (CVE-2026-1))", "perf: y"]
-    assert once[0].commit == "0123456789ab"
+    assert [f.title for f in once] == ["perf: x (also named: perf: x (CVE-2026-1))",
+                                       "perf: y (also named: perf: y (CVE-2026-2))"]
+    assert once[0].commit == "0123456789ab" and once[0].subjects == ("perf: x", "perf: x (CVE-2026-1)")

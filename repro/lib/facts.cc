@@ -33,6 +33,10 @@ Expectation changed_at(std::string_view since, std::string_view commit, Verdict 
   return {.before = before, .after = after, .since = since, .commit = commit, .source = std::move(source)};
 }
 
+Expectation fixed_by(std::string_view commit, Verdict before, Verdict after, std::string source) {
+  return {.before = before, .after = after, .commit = commit, .source = std::move(source)};
+}
+
 Words operator+(Words a, const Words& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -104,7 +108,7 @@ std::string expectation_json(const Expectation& e) {
 }  // namespace
 
 std::string facts_json(const std::vector<NamedFacts>& cases) {
-  std::string out = "{\"schema\": 3, \"cases\": [";
+  std::string out = "{\"schema\": 4, \"cases\": [";
   for (const NamedFacts& c : cases) {
     std::string expected = "[";
     for (const Expectation& e : c.facts->expected) expected += (expected.size() > 1 ? ", " : "") + expectation_json(e);

@@ -21,7 +21,7 @@ using Words = std::vector<std::string_view>;
 struct Expectation {
   Verdict before = Verdict::kNone;  // on kernels older than `since`
   Verdict after = Verdict::kNone;   // from `since` on (every kernel when there is no `since`)
-  std::string_view since;           // "6.10": the upstream release that changed it
+  std::string_view since;           // "6.10": the upstream release that changed it (none: see fixed_by())
   std::string_view commit;          // the commit that changed it there
   Words stable;                     // "6.18.2": stable releases whose branch has `after` from then on, before `since`
   std::string source;               // where this is known from: the kernel's code, commit, manual
@@ -35,6 +35,9 @@ struct Expectation {
 
 // The same on every kernel.
 Expectation always(Verdict verdict, std::string source);
+// `after` on every kernel, by a fix whose upstream release could not be confirmed (only the stable
+// releases that carry it, via backported()): a kernel showing `before` lacks it ("missing fix").
+Expectation fixed_by(std::string_view commit, Verdict before, Verdict after, std::string source);
 // `before`, then `after` from release `since` on, changed by `commit`.
 Expectation changed_at(std::string_view since, std::string_view commit, Verdict before, Verdict after,
                        std::string source);
@@ -67,7 +70,7 @@ inline const Words kBpfConfig = {"CONFIG_PERF_EVENTS", "CONFIG_BPF_SYSCALL", "CO
 
 inline const Words kUserPasses = {"user-paranoid1", "user-paranoid2", "user-paranoid3"};
 
-// One program's cases as JSON (harness/sigwake/schemas/case-facts.v1.json).
+// One program's cases as JSON (harness/sigwake/core/schemas/case-facts.v4.json).
 struct NamedFacts {
   std::string_view name;
   const Facts* facts;

@@ -14,7 +14,7 @@ SwitchFixture::SwitchFixture(const perf_event_attr& attr, Scope scope, std::func
 short SwitchFixture::trigger(std::chrono::milliseconds wait, const std::function<void()>& once_polled) {
   event.enable();
   child.resume();  // it runs once we sleep in poll
-  const short revents = wait_readable(event.fd(), wait);
+  const short revents = wait_readable(event.fd(), wait, poll_events);
   if (once_polled) once_polled();
   if (!child.ran(kWakeupBudget)) throw ReproError("the monitored child never ran");
   return revents;

@@ -34,11 +34,12 @@ class SwitchFixture {
                          std::function<void()> after_resume = {});
 
   // Enables the event, resumes the child (it switches in, stops, switches out)
-  // and polls the event for POLLIN up to `wait`, then runs `once_polled` (a
+  // and polls the event for `poll_events` up to `wait`, then runs `once_polled` (a
   // child that runs until told is told here); returns the revents. Throws
   // ReproError if the child never ran: no record then says nothing of the kernel.
   short trigger(std::chrono::milliseconds wait = kWakeupBudget, const std::function<void()>& once_polled = {});
 
+  short poll_events = POLLIN;  // what trigger() polls for
   StoppedChild child;
   PerfEvent event;
   RingBuffer ring;

@@ -153,6 +153,12 @@ PerfEvent PerfEvent::open(const perf_event_attr& attr, pid_t pid, int cpu, int g
   refused(attr, pid, cpu, errno);
 }
 
+OpenAttempt PerfEvent::attempt(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd) {
+  const long fd = raw_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return {std::nullopt, errno};
+  return {PerfEvent(static_cast<int>(fd)), 0};
+}
+
 PerfEvent::PerfEvent(PerfEvent&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 
 PerfEvent& PerfEvent::operator=(PerfEvent&& other) noexcept {

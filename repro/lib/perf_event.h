@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace sigwake {
@@ -20,6 +21,10 @@ class PerfEvent {
   // probe shows it lacks a feature) / ReproError (our attr is at fault).
   static PerfEvent open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd = -1,
                         unsigned long flags = PERF_FLAG_FD_CLOEXEC);
+
+  // Opens the event, or says which errno perf_event_open() refused it with: for cases whose verdict is
+  // that refusal (a limit, a privilege check), where a refusal is not the kernel declining the setup.
+  static struct OpenAttempt attempt(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd = -1);
 
   PerfEvent(PerfEvent&& other) noexcept;
   PerfEvent& operator=(PerfEvent&& other) noexcept;
@@ -56,6 +61,11 @@ class PerfEvent {
  private:
   explicit PerfEvent(int fd) : fd_(fd) {}
   int fd_ = -1;
+};
+
+struct OpenAttempt {
+  std::optional<PerfEvent> event;
+  int err = 0;  // perf_event_open()'s errno when `event` is empty
 };
 
 // Why perf_event_open may have failed with `err`, in words.

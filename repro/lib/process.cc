@@ -234,9 +234,9 @@ int Pipe::keep(int end) const {
   return fds_[end];
 }
 
-short wait_readable(int fd, std::chrono::milliseconds budget) {
+short wait_readable(int fd, std::chrono::milliseconds budget, short events) {
   const Deadline deadline(budget);
-  pollfd pfd{fd, POLLIN, 0};
+  pollfd pfd{fd, events, 0};
   for (;;) {  // polls at least once, so a zero budget asks for the current state
     const timespec left = deadline.remaining_timespec();
     const int rc = ppoll(&pfd, 1, &left, nullptr);

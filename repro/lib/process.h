@@ -1,6 +1,7 @@
 // Processes and CPUs a reproducer arranges around its perf event.
 #pragma once
 
+#include <poll.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -115,11 +116,11 @@ class Pipe {
   int fds_[2];
 };
 
-// poll() for POLLIN on `fd` until the deadline; returns the revents seen (0 if
+// poll() for `events` (POLLIN) on `fd` until the deadline; returns the revents seen (0 if
 // none). Readiness that poll() only finds in the look it takes when its timeout
 // ends counts as none: nothing woke the sleeper, so a kernel that sets the state
 // but never wakes its pollers does not pass for one that does.
-short wait_readable(int fd, std::chrono::milliseconds budget);
+short wait_readable(int fd, std::chrono::milliseconds budget, short events = POLLIN);
 
 // Spends CPU time in user space for about `budget`, for task-clock events to count.
 void burn_cpu(std::chrono::microseconds budget);

@@ -3,6 +3,7 @@
 
 #include <linux/perf_event.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "records.h"
@@ -23,6 +24,10 @@ class RingBuffer {
   RingBuffer& operator=(const RingBuffer&) = delete;
   RingBuffer& operator=(RingBuffer&&) = delete;
   ~RingBuffer();
+
+  // The mapping itself, for cases about the mapping (a split of it).
+  std::byte* base() const { return static_cast<std::byte*>(base_); }
+  std::size_t length() const { return length_; }
 
   // data_head with acquire ordering: the records before it are visible after this load.
   std::uint64_t head() const;

@@ -20,7 +20,7 @@ TEST(Facts, EveryFieldIsPrintedAndUnsetOnesAreNull) {
                     .kconfig = kPerfConfig,
                     .peers = {"watermark_signal"}};
   const std::string json = facts_json({{"one", &facts}, {"two", &facts}});
-  EXPECT_EQ(json.rfind(R"({"schema": 3, "cases": [)", 0), 0u) << json;
+  EXPECT_EQ(json.rfind(R"({"schema": 4, "cases": [)", 0), 0u) << json;
   EXPECT_NE(json.find(R"("before": "not-delivered", "after": "delivered", "since": "6.10", "commit": "fd20bb51ed39", "stable": ["6.6.30"])"),
             std::string::npos);
   EXPECT_NE(json.find(R"("passes": ["root"], "origins": null})"), std::string::npos);
@@ -29,6 +29,14 @@ TEST(Facts, EveryFieldIsPrintedAndUnsetOnesAreNull) {
   EXPECT_NE(json.find(R"("kconfig": ["CONFIG_PERF_EVENTS"], "peers": ["watermark_signal"]})"), std::string::npos);
   EXPECT_NE(json.find(R"({"name": "two")"), std::string::npos);
   EXPECT_EQ(json.substr(json.size() - 3), "]}\n");
+}
+
+TEST(Facts, AFixNoReleaseDatesHasNoSinceAndItsBugAsBefore) {
+  const Facts facts{.expected = {fixed_by("357e8a77a501", Verdict::kMisdelivered, Verdict::kMeasured, "stable only")
+                                     .backported({"6.12.113"})}};
+  const std::string json = facts_json({{"fix", &facts}});
+  EXPECT_NE(json.find(R"("before": "misdelivered", "after": "measured", "since": null, "commit": "357e8a77a501", "stable": ["6.12.113"])"),
+            std::string::npos) << json;
 }
 
 }  // namespace

@@ -37,6 +37,16 @@ class Fix:
     commit: str  # the mainline commit, where a mail or revlist confirmed it; "" otherwise
     patch: str  # the re-creation's file in bench/history/ ("" when it could not be re-created)
     why: str  # kept: what a program sees with the bug back; left out: why not
+    also_named: tuple[str, ...] = ()  # the other rows' subjects for the same bug (judged_once() joins them)
+
+    @property
+    def subjects(self) -> tuple[str, ...]:
+        return (self.subject, *self.also_named)
+
+    @property
+    def title(self) -> str:
+        """The subject as the score shows it, with the bug's other names."""
+        return self.subject + (f" (also named: {'; '.join(self.also_named)})" if self.also_named else "")
 
 
 @dataclass(frozen=True)
@@ -105,16 +115,23 @@ def named_fixes(changelog: str) -> dict[str, list[str]]:
     return named
 
 
+CVE_SUFFIX = re.compile(r" \(CVE-\d{4}-\d+\)$")
+
+
 def judged_once(fixes: list[Fix]) -> list[Fix]:
-    """The kept fixes, one per re-creation: rows that share a patch (a subject named again with its CVE) are one
-    bug, judged and counted once, under the first row's subject with the others after it."""
+    """The kept fixes, one per bug: rows that share a patch, or a subject but for a " (CVE-...)" suffix (a
+    subject named again with its CVE, re-created or not), are one bug, judged and counted once, under the first
+    row's subject with the others' as its other names."""
     merged: dict[str, Fix] = {}
+    by_subject: dict[str, str] = {}
     for fix in (f for f in fixes if f.decision == "kept"):
-        key = fix.patch or fix.subject
+        bare = CVE_SUFFIX.sub("", fix.subject)
+        key = by_subject.get(bare) or fix.patch or bare
+        by_subject.setdefault(bare, key)
         if key in merged:
             first = merged[key]
-            merged[key] = Fix(f"{first.subject} (also named: {fix.subject})", first.decision,
-                              first.commit or fix.commit, first.patch, first.why)
+            merged[key] = Fix(first.subject, first.decision, first.commit or fix.commit, first.patch or fix.patch,
+                              first.why, (*first.also_named, fix.subject))
         else:
             merged[key] = fix
     return list(merged.values())
@@ -130,13 +147,13 @@ def record_of(fix: Fix, result: MutantResult | None, debian: list[str], config: 
     """A kept fix's record: caught when validate-patch reported its bug as a mutant kill; `result` None: the
     fix was not re-created (no patch), or its patch was not judged yet."""
     if result is None:
-        return HistoryRecord(fix.subject, fix.commit, fix.patch, "not-judged" if fix.patch else "not-re-created",
+        return HistoryRecord(fix.title, fix.commit, fix.patch, "not-judged" if fix.patch else "not-re-created",
                              why=fix.why, debian=debian)
     verdict = {"detected": "caught", "survived": "missed", "build failed": "build-failed",
                "boot failed": "boot-failed", "equivalent": "not-re-created"}[result.verdict]
     error = (f"{SAME_CODE}: the patch changes no code this config builds" if result.same_code
              else result.build_error or result.boot_error or "")
-    return HistoryRecord(fix.subject, fix.commit, fix.patch, verdict, [str(c) for c in result.detected_by],
+    return HistoryRecord(fix.title, fix.commit, fix.patch, verdict, [str(c) for c in result.detected_by],
                          fix.why + (f" ({error})" if error else ""), debian, config)
 
 

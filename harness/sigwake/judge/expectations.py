@@ -72,14 +72,15 @@ class Expected:
     verdict: Verdict
     source: str
     fixed: Verdict | None = None  # a kernel before the change: the verdict the change brings
+    bug: Verdict | None = None  # a fix no known release dates (facts' fixed_by()): the verdict of its bug
 
 
 def expected(catalogue: Catalogue, repro: str, release: str, privilege: str = "root",
              origin: str = "debian") -> Expected | None:
     for row in rows(catalogue, repro):
         if row.applies(privilege, origin):
-            if row.since is None:
-                return Expected(row.after, row.source)
+            if row.since is None:  # the same everywhere, or a fix known only from the stable releases it is in
+                return Expected(row.after, row.source, bug=row.before if row.before is not row.after else None)
             changed = _changed(row, release)
             if changed is None:
                 return None
@@ -100,7 +101,7 @@ class Mismatch:
     kernel: str
     repro: str
     privilege: str
-    kind: str  # "unexpected fix", "regression" or "mismatch"
+    kind: str  # "unexpected fix", "missing fix", "regression" or "mismatch"
     measured: Verdict
     expected: Verdict
     evidence: Evidence
@@ -127,5 +128,6 @@ def check(catalogue: Catalogue, kernel: str, release: str, repro: str, measured:
     want = expected(catalogue, repro, release, privilege, origin)
     if want is None or want.verdict is measured:
         return None
-    kind = "unexpected fix" if measured is want.fixed else classify(measured, want.verdict)
+    kind = ("unexpected fix" if measured is want.fixed else "missing fix" if measured is want.bug
+            else classify(measured, want.verdict))
     return Mismatch(kernel, repro, privilege, kind, measured, want.verdict, evidence, want.source)

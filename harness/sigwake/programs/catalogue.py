@@ -22,12 +22,12 @@ Release = tuple[int, int, int]  # a stable release: 6.18.2
 class Expectation:
     before: Verdict  # on kernels older than `since`
     after: Verdict  # from `since` on
-    since: Version | None  # None: the same on every kernel
+    since: Version | None  # None: the same on every kernel (`before` then names the bug of a fix no release dates)
     source: str
     privileges: tuple[str, ...] | None = None  # the passes it speaks of; None: every pass
     origins: tuple[str, ...] | None = None  # the kernel origins it speaks of (debian, file, host); None: all
     commit: str | None = None  # the commit that changed it at `since`
-    stable: tuple[Release, ...] = ()  # stable releases from which their branch has `after`, before `since`
+    stable: tuple[Release, ...] = ()  # stable releases from which their branch has `after` (before `since`)
 
     def applies(self, privilege: str, origin: str) -> bool:
         return ((self.privileges is None or privilege in self.privileges)
@@ -90,7 +90,7 @@ def _tuple(words: list[str] | None) -> tuple[str, ...] | None:
 
 
 def parse(program: str, text: str) -> list[CaseFacts]:
-    """One program's `--list --json`, checked against schemas/case-facts.v3.json."""
+    """One program's `--list --json`, checked against schemas/case-facts.v4.json."""
     try:
         data = json.loads(text)
         schema.check("case-facts", data)

@@ -1,0 +1,82 @@
+// A group's read() must fit 16 KiB: perf_event_validate_size() in
+// kernel/events/core.c refuses (E2BIG) a sibling that would grow the read size
+// of the new event, of the leader or of any sibling past it. Here the leader
+// reads the group (PERF_FORMAT_GROUP | ID | LOST: a count, then value, id and
+// lost for each event: 8 + 24 x events bytes) and the siblings read only
+// themselves, so the leader's size is the limit: siblings join until it is met,
+// and the next is refused. Until 382c27f4ed28 (v6.7) only the new sibling's own
+// read size was checked, and siblings without PERF_FORMAT_GROUP joined without end.
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+constexpr int kReadLimit = 16 * 1024;
+constexpr int kMostSiblings = 800;  // past the prediction: where a kernel that never refuses stops being asked
+constexpr std::uint64_t kLeaderFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST;
+
+int leader_read_size(int events) { return 8 + 24 * events; }
+
+perf_event_attr counter(std::uint64_t read_format) {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.read_format = read_format;
+  return attr;
+}
+
+}  // namespace
+
+SIGWAKE_CASE(group_read_size_limit,
+             {.expected = {changed_at("6.7", "382c27f4ed28", Verdict::kWrongCount, Verdict::kMeasured,
+                                      "382c27f4ed28 \"perf: Fix perf_event_validate_size()\" (v6.7, CVE-2023-6931; "
+                                      "stable 6.1.69 and 6.6.7): perf_event_validate_size() in kernel/events/core.c "
+                                      "checks the leader's and every sibling's read size too, so a sibling that "
+                                      "would take the leader's group read past 16 KiB is refused with E2BIG")
+                               .backported({"6.1.69", "6.6.7"})},
+              .defining = {"siblings", "predicted_siblings"},
+              .shown = {"siblings", "predicted_siblings"},
+              .kconfig = kPerfConfig}) {
+  rlimit files{};
+  check(getrlimit(RLIMIT_NOFILE, &files) == 0, "getrlimit(RLIMIT_NOFILE)");
+  if (files.rlim_max < kMostSiblings + 16) throw ReproError("RLIMIT_NOFILE's hard limit is below the siblings asked");
+  files.rlim_cur = files.rlim_max;
+  check(setrlimit(RLIMIT_NOFILE, &files) == 0, "setrlimit(RLIMIT_NOFILE)");
+
+  const PerfEvent leader = PerfEvent::open(counter(kLeaderFormat), 0, -1);
+  int predicted = 0;
+  while (leader_read_size(1 + predicted + 1) <= kReadLimit) ++predicted;
+  std::vector<PerfEvent> siblings;
+  siblings.reserve(kMostSiblings);
+  int refusal = 0;
+  while (static_cast<int>(siblings.size()) < kMostSiblings) {
+    OpenAttempt got = PerfEvent::attempt(counter(0), 0, -1, leader.fd());
+    if (!got.event) {
+      refusal = got.err;
+      break;
+    }
+    siblings.push_back(std::move(*got.event));
+  }
+  const int joined = static_cast<int>(siblings.size());
+  report.add("siblings", static_cast<long long>(joined));
+  report.add("predicted_siblings", static_cast<long long>(predicted));
+  report.add("refused_with", std::string(refusal == 0 ? "nothing" : strerrorname_np(refusal)));
+  if (refusal != 0 && refusal != E2BIG) {
+    throw ReproError("sibling " + std::to_string(joined + 1) + " refused with " + strerrorname_np(refusal));
+  }
+  if (joined != predicted) {
+    return report.decide(Verdict::kWrongCount, std::to_string(joined) + " siblings joined where the leader's 16 KiB "
+                                               "read allows " + std::to_string(predicted));
+  }
+  report.decide(Verdict::kMeasured, "siblings joined up to the leader's read size, the next refused (E2BIG)");
+}
+
+}  // namespace sigwake
