@@ -191,12 +191,11 @@ struct ExecChild {
 // body that throws, or whose exec returns, ends the child (kRefused for Unsupported, kSetupFailed otherwise)
 // and sends its words back.
 ExecChild run_exec_child(const std::function<void()>& body, const std::function<void(pid_t)>& meanwhile = {}) {
-  int why[2];
-  check(pipe2(why, O_CLOEXEC) == 0, "pipe2");  // closed by the exec: a child that execs says nothing
+  Pipe why;  // close-on-exec: a child that execs says nothing
   const pid_t child = fork();
   check(child >= 0, "fork");
   if (child == 0) {
-    close(why[0]);
+    why.close_read_end();
     int code = kSetupFailed;
     std::string words;
     try {
@@ -208,23 +207,21 @@ ExecChild run_exec_child(const std::function<void()>& body, const std::function<
     } catch (const std::exception& e) {
       words = e.what();
     }
-    (void)!write(why[1], words.data(), words.size());
+    why.send(words);
     _exit(code);
   }
-  close(why[1]);
+  why.close_write_end();
   ExecChild end;
   if (meanwhile) {
     try {
       meanwhile(child);
     } catch (...) {
-      kill(child, SIGKILL), waitpid(child, nullptr, 0), close(why[0]);
+      kill(child, SIGKILL), waitpid(child, nullptr, 0);
       throw;
     }
   }
   check(waitpid(child, &end.status, 0) == child, "waitpid");
-  char chunk[256];
-  for (ssize_t n; (n = read(why[0], chunk, sizeof chunk)) > 0;) end.why.append(chunk, static_cast<std::size_t>(n));
-  close(why[0]);
+  end.why = why.read_to_end();
   return end;
 }
 

@@ -220,7 +220,25 @@ AnonymousPage::~AnonymousPage() { munmap(address_, static_cast<std::size_t>(sysc
 
 Pipe::Pipe() { check(pipe2(fds_, O_CLOEXEC) == 0, "pipe2"); }
 
-Pipe::~Pipe() { close(fds_[0]), close(fds_[1]); }
+Pipe::~Pipe() {
+  for (const int fd : fds_) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void Pipe::close_end(int end) {
+  close(fds_[end]);
+  fds_[end] = -1;
+}
+
+void Pipe::send(const std::string& words) const { (void)!write(fds_[1], words.data(), words.size()); }
+
+std::string Pipe::read_to_end() const {
+  std::string words;
+  char chunk[256];
+  for (ssize_t n; (n = read(fds_[0], chunk, sizeof chunk)) > 0;) words.append(chunk, static_cast<std::size_t>(n));
+  return words;
+}
 
 bool Pipe::wait_byte(std::chrono::milliseconds budget) const {
   char byte = 0;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace sigwake {
 
@@ -95,7 +96,8 @@ class AnonymousPage {
   void* address_;
 };
 
-// A pipe for one byte at a time between a case and a process it made; both ends close with it, in us.
+// A pipe between a case and a process it made (a byte at a time, or words until the writer is gone);
+// the ends still open close with it.
 class Pipe {
  public:
   Pipe();
@@ -111,8 +113,17 @@ class Pipe {
   bool wait_byte(std::chrono::milliseconds budget) const;  // a byte came within `budget`
   void send_byte() const;
 
+  // One side of a fork keeps one end: the writer closes its read end, the reader its write end.
+  void close_read_end() { close_end(0); }
+  void close_write_end() { close_end(1); }
+  // Writes `words` as far as the pipe takes them (a reader gone is no error: nobody asks any more).
+  void send(const std::string& words) const;
+  // Everything written until every write end is closed (the writer exited, or its exec closed it).
+  std::string read_to_end() const;
+
  private:
   int keep(int end) const;
+  void close_end(int end);
   int fds_[2];
 };
 
