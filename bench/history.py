@@ -24,11 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
 from sigwake.programs import binaries  # noqa: E402
-from sigwake.kernels import kconfig, source_tree  # noqa: E402
-from sigwake.targets import qemu  # noqa: E402
+from sigwake.commands import kernel_bench  # noqa: E402
+from sigwake.kernels import source_tree  # noqa: E402
 from sigwake.kernels.build import KernelBuilder  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
-from sigwake.targets.options import PRIVILEGES, RunOptions  # noqa: E402
 from sigwake.kernels.kernels import KernelCache  # noqa: E402
 from sigwake.commands.history_score import (Fix, HistoryRecord, judged_once, named_fixes, read_fixes,  # noqa: E402
                                             record_of, render, unclassified, write_score)
@@ -48,12 +47,7 @@ def main() -> int:
                              "not judged yet")
     parser.add_argument("--judged-only", action="store_true",
                         help="judge nothing: write the score from the fixes judged so far (the rest not-judged)")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--passes", default=",".join(PRIVILEGES))
-    parser.add_argument("--config", action="append", default=[], metavar="FRAGMENT",
-                        help="a kernel-configs fragment (name or path) added to the defaults")
-    parser.add_argument("--cpus", type=int, default=1,
-                        help="guest vCPUs (with --config smp: 2, the kernel users run; default 1)")
+    kernel_bench.add_options(parser)
     parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
@@ -89,10 +83,8 @@ def main() -> int:
         built = binaries.build(REPO, REPO / "build", progress)
         tree = source_tree.kept_tree(kernels, "6.12", progress)
         builder = KernelBuilder(cache)
-        config = RunOptions(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")),
-                        cpus=args.cpus)
-        fragments = (*kconfig.default_fragments(REPO / "kernel-configs"),
-                     *(Path(c) if "/" in c else REPO / "kernel-configs" / f"{c}.config" for c in args.config))
+        config = kernel_bench.run_options(args)
+        fragments = kernel_bench.fragments(args, REPO / "kernel-configs")
         by_patch = {f.patch: f for f in todo}
         try:
             score(builder, tree, fragments, [HISTORY / f.patch for f in todo], built, config, cache / "history",

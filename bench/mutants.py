@@ -26,12 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
 from sigwake.programs import binaries  # noqa: E402
-from sigwake.kernels import kconfig  # noqa: E402
-from sigwake.targets import qemu  # noqa: E402
+from sigwake.commands import kernel_bench  # noqa: E402
 from sigwake.kernels import source_tree  # noqa: E402
 from sigwake.kernels.build import KernelBuilder  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
-from sigwake.targets.options import PRIVILEGES, RunOptions  # noqa: E402
 from sigwake.kernels.kernels import KernelCache  # noqa: E402
 from sigwake.commands.mutagen import OPERATORS, PATH, MutagenError, generate  # noqa: E402
 from sigwake.commands.mutant_score import choose, equivalents, judged, render, score_generated, write_score  # noqa: E402
@@ -45,8 +43,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mutant", action="append", default=[],
                         help="a patch name (stem); default: all (with --generate: judge only these, again if judged)")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--passes", default=",".join(PRIVILEGES))
+    kernel_bench.add_options(parser)
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--generate", action="store_true", help="generated mutants over the whole path")
     parser.add_argument("--per-group", type=int, default=2, help="with --generate: per function and operator")
@@ -59,15 +56,11 @@ def main() -> int:
                              "no verdict (all equivalent, or failed to build or boot), one at a time")
     parser.add_argument("--shard", default="1/1", help="with --generate: K/N judges every N-th mutant from the "
                         "K-th, in its own tree (run N at once; a last run without --shard writes the whole score)")
-    parser.add_argument("--config", action="append", default=[], metavar="FRAGMENT",
-                        help="a kernel-configs fragment (name or path) added to the defaults, e.g. lockdep")
     parser.add_argument("--rejudge", action="append", default=[], metavar="VERDICT",
                         help="with --generate: judge again only the mutants recorded with this verdict (e.g. survived)")
     parser.add_argument("--tree-copy", type=int, default=None,
                         help="which kept tree to build in (default: the shard's); a kernel config of its own keeps "
                              "its own objects")
-    parser.add_argument("--cpus", type=int, default=1,
-                        help="guest vCPUs (with --config smp: 2, the kernel users run; default 1)")
     parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
@@ -80,11 +73,9 @@ def main() -> int:
     tree = source_tree.kept_tree(KernelCache(cache), "6.12", progress,
                                  copy=k - 1 if args.tree_copy is None else args.tree_copy)
     builder = KernelBuilder(cache, **({"jobs": args.jobs} if args.jobs else {}))
-    config = RunOptions(qemu.choose_accel(None), repeat=args.repeat, privileges=tuple(args.passes.split(",")),
-                        cpus=args.cpus)
+    config = kernel_bench.run_options(args)
     start = time.monotonic()
-    fragments = (*kconfig.default_fragments(REPO / "kernel-configs"),
-                 *(Path(c) if "/" in c else REPO / "kernel-configs" / f"{c}.config" for c in args.config))
+    fragments = kernel_bench.fragments(args, REPO / "kernel-configs")
     try:
         if args.generate:
             folder = cache / "generated-mutants"
