@@ -1,4 +1,5 @@
-// A group's read() must fit 16 KiB: perf_event_validate_size() in
+// Reads of a whole group (PERF_FORMAT_GROUP), and what the kernel refuses for them.
+//  - group_read_size_limit: a group's read() must fit 16 KiB: perf_event_validate_size() in
 // kernel/events/core.c refuses (E2BIG) a sibling that would grow the read size
 // of the new event, of the leader or of any sibling past it. Here the leader
 // reads the group (PERF_FORMAT_GROUP | ID | LOST: a count, then value, id and
@@ -6,13 +7,21 @@
 // themselves, so the leader's size is the limit: siblings join until it is met,
 // and the next is refused. Until 382c27f4ed28 (v6.7) only the new sibling's own
 // read size was checked, and siblings without PERF_FORMAT_GROUP joined without end.
+//  - group_read_inherited_regrouped: an inherited group gains a sibling after a
+//    child inherited it, so the child's copy has one sibling fewer: read() of the
+//    parent's leader, which sums its children's copies slot by slot, must fail
+//    with ECHILD (perf_read_group() -> __perf_read_group_add() compares each
+//    child group with its parent's), not sum mismatched groups.
 #include <sys/resource.h>
 
 #include <cerrno>
+#include <unistd.h>
+
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "lib/process.h"
 #include "lib/repro.h"
 
 namespace sigwake {
@@ -77,6 +86,34 @@ SIGWAKE_CASE(group_read_size_limit,
                                                "read allows " + std::to_string(predicted));
   }
   report.decide(Verdict::kMeasured, "siblings joined up to the leader's read size, the next refused (E2BIG)");
+}
+
+SIGWAKE_CASE(group_read_inherited_regrouped,
+             {.expected = {changed_at("6.6", "32671e3799ca", Verdict::kWrongCount, Verdict::kMeasured,
+                                      "32671e3799ca \"perf: Disallow mis-matched inherited group reads\" (v6.6, "
+                                      "CVE-2023-5717; in stable by 6.1.64 and 6.5.10, as Debian's changelogs name "
+                                      "it): __perf_read_group_add() in kernel/events/core.c refuses (ECHILD) a child "
+                                      "group whose generation or sibling count is not its parent's")
+                               .backported({"6.1.64", "6.5.10"})},
+              .defining = {"read"},
+              .shown = {"read"},
+              .kconfig = kPerfConfig}) {
+  perf_event_attr attr = counter(PERF_FORMAT_GROUP);
+  attr.inherit = 1;
+  const PerfEvent leader = PerfEvent::open(attr, 0, -1);
+  const PerfEvent first = PerfEvent::open(attr, 0, -1, leader.fd());
+  const StoppedChild child;  // inherits the group as it is now: a leader and one sibling
+  const PerfEvent second = PerfEvent::open(attr, 0, -1, leader.fd());  // ours grows; the child's copy does not
+  std::uint64_t values[8] = {};
+  const ssize_t got = read(leader.fd(), values, sizeof values);
+  const int err = got < 0 ? errno : 0;
+  report.add("read", std::string(got >= 0 ? std::to_string(got) + " bytes" : strerrorname_np(err)));
+  if (got >= 0) {
+    return report.decide(Verdict::kWrongCount, "read() summed a child's group of 2 into its parent's group of 3; it "
+                                               "must fail with ECHILD");
+  }
+  if (err != ECHILD) throw ReproError(std::string("read() of the inherited group's leader: ") + strerror(err));
+  report.decide(Verdict::kMeasured, "read() of a group its child inherited before it grew: ECHILD");
 }
 
 }  // namespace sigwake
