@@ -7,6 +7,8 @@
 //  - bpf_output_wakeup_events: woken by wakeup_events=1 (no watermark), the
 //    sample-count path of perf_output_sample() -> rb->wakeup.
 //  - bpf_output_wakeup_events_count: wakeup_events=2 wakes every second sample.
+//  - bpf_output_sample_size: an event that asks no PERF_SAMPLE_RAW gets samples
+//    of exactly what it asks (PERF_SAMPLE_TID), the program's bytes left out.
 // The program runs through BPF_PROG_TEST_RUN on CPU 0: we decide when it writes.
 // Control: libbpf's perf_buffer (epoll) consumer gets the record on every kernel.
 #include <bpf/bpf.h>
@@ -159,6 +161,45 @@ SIGWAKE_CASE(bpf_output_wakeup_events_count, {.expected = {bpf_needs_privilege()
                                                                               "after the 2nd and the 4th");
   }
   report.decide(Verdict::kDelivered, "woken after the 2nd and the 4th write");
+}
+
+SIGWAKE_CASE(bpf_output_sample_size,
+             {.expected = {bpf_needs_privilege(),
+                           fixed_by("b9c44b91476b", Verdict::kWrongCount, Verdict::kMeasured,
+                                    "b9c44b91476b \"perf/core: Save raw sample data conditionally based on sample "
+                                    "type\" (stable 6.12.13, from Debian's changelog; its upstream release is not "
+                                    "confirmed here): perf_sample_save_raw_data() in include/linux/perf_event.h "
+                                    "counts the raw data into a sample only when its sample_type asks "
+                                    "PERF_SAMPLE_RAW; before, a BPF output sample without it was sized with the "
+                                    "raw bytes it never wrote (6.1 sized samples in perf_prepare_sample(), right)")
+                               .backported({"6.12.13"})},
+              .defining = {"sample_bytes"},
+              .shown = {"sample_bytes"},
+              .kconfig = kBpfConfig + Words{"CONFIG_NET"}}) {
+  pin_to_cpu(0);
+  const Writer writer(report);
+  perf_event_attr attr = bpf_output_attr();
+  attr.sample_type = PERF_SAMPLE_TID;  // pid and tid: 8 bytes after the header, and nothing of the program's
+  PerfEvent event = PerfEvent::open(attr, -1, 0);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  const std::uint32_t slot = 0;
+  const int fd = event.fd();
+  check(bpf_map_update_elem(writer.map_fd(), &slot, &fd, BPF_ANY) == 0, "bpf_map_update_elem(PERF_EVENT_ARRAY)");
+  writer.write_on_cpu0();
+  const RecordRead read = ring.consume();
+  add_record_evidence(report, read);
+  constexpr std::size_t kAsked = sizeof(perf_event_header) + 2 * sizeof(std::uint32_t);
+  std::size_t bytes = 0;
+  for (const Record& record : read.records) {
+    if (record.type == PERF_RECORD_SAMPLE) bytes = record.bytes.size();
+  }
+  report.add("sample_bytes", static_cast<long long>(bytes));
+  if (bytes == 0) return report.decide(Verdict::kNoRecord, "the program wrote, the ring holds no sample");
+  if (bytes != kAsked) {
+    return report.decide(Verdict::kWrongCount, "a sample of " + std::to_string(bytes) + " bytes where PERF_SAMPLE_TID "
+                                               "alone is " + std::to_string(kAsked));
+  }
+  report.decide(Verdict::kMeasured, "the sample holds what its sample_type asks, and nothing more");
 }
 
 SIGWAKE_CASE(bpf_output_perf_buffer, {.expected = {bpf_needs_privilege(),
