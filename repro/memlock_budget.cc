@@ -63,6 +63,32 @@ std::pair<long, std::string> map_until_refused() {
   return {static_cast<long>(rings.size()), "nothing up to the cap"};
 }  // every buffer is unmapped and closed here: the next count starts from nothing
 
+long read_mlock_kb() {
+  long mlock_kb = -1;
+  std::ifstream("/proc/sys/kernel/perf_event_mlock_kb") >> mlock_kb;
+  if (mlock_kb < 0) throw ReproError("cannot read /proc/sys/kernel/perf_event_mlock_kb");
+  return mlock_kb;
+}
+
+// perf_event_mlock_kb set for as long as it lives, then put back (only root may write it).
+class MlockKbFor {
+ public:
+  explicit MlockKbFor(long kb) : old_(read_mlock_kb()) {
+    if (!write(kb)) throw Unsupported(errno_text("writing /proc/sys/kernel/perf_event_mlock_kb (root only)"));
+  }
+  MlockKbFor(const MlockKbFor&) = delete;
+  MlockKbFor& operator=(const MlockKbFor&) = delete;
+  ~MlockKbFor() { write(old_); }
+
+ private:
+  static bool write(long kb) {
+    std::ofstream sysctl("/proc/sys/kernel/perf_event_mlock_kb");
+    sysctl << kb << std::flush;
+    return static_cast<bool>(sysctl);
+  }
+  long old_;
+};
+
 }  // namespace
 
 SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
@@ -74,9 +100,7 @@ SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
               .shown = {"buffers", "predicted_buffers"},
               .kconfig = kPerfConfig}) {
   drop_effective(CAP_IPC_LOCK);  // it lifts the RLIMIT_MEMLOCK check
-  long mlock_kb = -1;
-  std::ifstream("/proc/sys/kernel/perf_event_mlock_kb") >> mlock_kb;
-  if (mlock_kb < 0) throw ReproError("cannot read /proc/sys/kernel/perf_event_mlock_kb");
+  const long mlock_kb = read_mlock_kb();
   const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   report.add("perf_event_mlock_kb", static_cast<long long>(mlock_kb));
@@ -101,6 +125,52 @@ SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
   report.add("rlimit_memlock_kb", static_cast<long long>(kChosenMemlockKb));
   if (wrong.empty()) return report.decide(Verdict::kMeasured);
   report.decide(Verdict::kWrongCount, wrong);
+}
+
+// perf_event_mlock_kb lowered below what the user has mapped: the next buffer is charged its own pages to
+// pinned_vm (the user's share counts only up to the new limit), so under RLIMIT_MEMLOCK 64 KiB it still maps.
+SIGWAKE_CASE(memlock_budget_lowered,
+             {.expected = {always(Verdict::kUnsupported, "only root may write perf_event_mlock_kb").in_passes(kUserPasses),
+                           changed_at("5.6", "003461559ef7", Verdict::kWrongCount, Verdict::kMeasured,
+                                      "003461559ef7 \"perf/core: Fix mlock accounting in perf_mmap()\" (v5.6; "
+                                      "stable 5.4.19): perf_mmap() in kernel/events/core.c counts the user's locked "
+                                      "pages only up to a perf_event_mlock_kb lowered below them, so a new buffer "
+                                      "charges pinned_vm its own pages; before, the whole excess too, and it was "
+                                      "refused (EPERM)")
+                               .backported({"5.4.19"})},
+              .defining = {"mapped_after_lowering"},
+              .shown = {"mapped_after_lowering"},
+              .kconfig = kPerfConfig}) {
+  drop_effective(CAP_IPC_LOCK);
+  const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+  const rlimit chosen{static_cast<rlim_t>(kChosenMemlockKb * 1024), static_cast<rlim_t>(kChosenMemlockKb * 1024)};
+  check(setrlimit(RLIMIT_MEMLOCK, &chosen) == 0, "setrlimit(RLIMIT_MEMLOCK)");
+  // Within the user's allowance: as many pages as RLIMIT_MEMLOCK holds, all charged to the user.
+  const long before = kChosenMemlockKb / page_kb / kPagesPerBuffer;
+  if (read_mlock_kb() / page_kb * sysconf(_SC_NPROCESSORS_ONLN) < before * kPagesPerBuffer) {
+    throw Unsupported("perf_event_mlock_kb is below " + std::to_string(kChosenMemlockKb) + " KiB already");
+  }
+  std::vector<PerfEvent> events;
+  std::vector<RingBuffer> rings;
+  for (long i = 0; i < before; ++i) {
+    events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
+    rings.push_back(RingBuffer::map(events.back().fd(), 0));
+  }
+  const MlockKbFor lowered(page_kb);  // one page per CPU: far below the pages we hold
+  events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
+  std::string refused;
+  try {
+    rings.push_back(RingBuffer::map(events.back().fd(), 0));
+  } catch (const Unsupported& e) {
+    refused = e.what();
+  }
+  report.add("buffers_before", static_cast<long long>(before));
+  report.add("mapped_after_lowering", refused.empty());
+  if (!refused.empty()) {
+    return report.decide(Verdict::kWrongCount, "a " + std::to_string(kPagesPerBuffer) + "-page buffer refused once "
+                                               "perf_event_mlock_kb was lowered below the pages mapped: " + refused);
+  }
+  report.decide(Verdict::kMeasured, "a buffer mapped after perf_event_mlock_kb was lowered: charged its own pages");
 }
 
 }  // namespace sigwake
