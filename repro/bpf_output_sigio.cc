@@ -167,7 +167,7 @@ SIGWAKE_CASE(bpf_output_sample_size,
              {.expected = {bpf_needs_privilege(),
                            fixed_by("b9c44b91476b", Verdict::kWrongCount, Verdict::kMeasured,
                                     "b9c44b91476b \"perf/core: Save raw sample data conditionally based on sample "
-                                    "type\" (stable 6.12.13, from Debian's changelog; its upstream release is not "
+                                    "type\" (stable 6.12.13, as Debian's changelog places it; its upstream release is not "
                                     "confirmed here): perf_sample_save_raw_data() in include/linux/perf_event.h "
                                     "counts the raw data into a sample only when its sample_type asks "
                                     "PERF_SAMPLE_RAW; before, a BPF output sample without it was sized with the "

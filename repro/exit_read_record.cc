@@ -113,10 +113,10 @@ SIGWAKE_CASE(exit_read_record,
 SIGWAKE_CASE(exit_record_parent,
              {.expected = {changed_at("5.7", "f3bed55e8509", Verdict::kMisdelivered, Verdict::kMeasured,
                                       "f3bed55e8509 \"perf/core: fix parent pid/tid in task exit events\" (v5.7; "
-                                      "stable 5.6.14): perf_event_task_output() in kernel/events/core.c names the "
+                                      "stable 5.6.9): perf_event_task_output() in kernel/events/core.c names the "
                                       "exiting task's real_parent as ppid in PERF_RECORD_EXIT (before, current: the "
                                       "exiting child itself)")
-                               .backported({"5.6.14"})},
+                               .backported({"5.6.9"})},
               .defining = {"exit_records", "children_named", "parent_named"},
               .shown = {"exit_records", "parent_named"},
               .kconfig = kPerfConfig}) {

@@ -47,10 +47,10 @@ perf_event_attr counter(std::uint64_t read_format) {
 SIGWAKE_CASE(group_read_size_limit,
              {.expected = {changed_at("6.7", "382c27f4ed28", Verdict::kWrongCount, Verdict::kMeasured,
                                       "382c27f4ed28 \"perf: Fix perf_event_validate_size()\" (v6.7, CVE-2023-6931; "
-                                      "stable 6.1.69 and 6.6.7): perf_event_validate_size() in kernel/events/core.c "
+                                      "stable 6.1.68 and 6.6.7): perf_event_validate_size() in kernel/events/core.c "
                                       "checks the leader's and every sibling's read size too, so a sibling that "
                                       "would take the leader's group read past 16 KiB is refused with E2BIG")
-                               .backported({"6.1.69", "6.6.7"})},
+                               .backported({"6.1.68", "6.6.7"})},
               .defining = {"siblings", "predicted_siblings"},
               .shown = {"siblings", "predicted_siblings"},
               .kconfig = kPerfConfig}) {
@@ -91,10 +91,10 @@ SIGWAKE_CASE(group_read_size_limit,
 SIGWAKE_CASE(group_read_inherited_regrouped,
              {.expected = {changed_at("6.6", "32671e3799ca", Verdict::kWrongCount, Verdict::kMeasured,
                                       "32671e3799ca \"perf: Disallow mis-matched inherited group reads\" (v6.6, "
-                                      "CVE-2023-5717; in stable by 6.1.64 and 6.5.10, as Debian's changelogs name "
-                                      "it): __perf_read_group_add() in kernel/events/core.c refuses (ECHILD) a child "
+                                      "CVE-2023-5717; stable 6.1.60 and 6.5.9, as Debian's changelogs place it): "
+                                      "__perf_read_group_add() in kernel/events/core.c refuses (ECHILD) a child "
                                       "group whose generation or sibling count is not its parent's")
-                               .backported({"6.1.64", "6.5.10"})},
+                               .backported({"6.1.60", "6.5.9"})},
               .defining = {"read"},
               .shown = {"read"},
               .kconfig = kPerfConfig}) {
@@ -102,6 +102,9 @@ SIGWAKE_CASE(group_read_inherited_regrouped,
   attr.inherit = 1;
   const PerfEvent leader = PerfEvent::open(attr, 0, -1);
   const PerfEvent first = PerfEvent::open(attr, 0, -1, leader.fd());
+  // Not inherited: our context is then no clone of the child's, so perf never swaps the two at a context
+  // switch (perf_event_context_sched_out()) and `second` joins the leader in our context, not the child's.
+  const PerfEvent no_clone = PerfEvent::open(counter(0), 0, -1);
   const StoppedChild child;  // inherits the group as it is now: a leader and one sibling
   const PerfEvent second = PerfEvent::open(attr, 0, -1, leader.fd());  // ours grows; the child's copy does not
   std::uint64_t values[8] = {};

@@ -59,9 +59,9 @@ constexpr const char* kAllowKernel =
 SIGWAKE_CASE(kernel_access_text_poke,
              {.expected = {fixed_by("357e8a77a501", Verdict::kMisdelivered, Verdict::kMeasured,
                                     std::string("357e8a77a501 \"perf: Require kernel access for text poke events\" "
-                                                "(stable 6.1.192, 6.12.113 and 7.2.10, from Debian's changelogs; its "
+                                                "(stable 6.1.191, 6.12.113 and 7.2.10, as Debian's changelogs place it; its "
                                                 "upstream release is not confirmed here): ") + kAllowKernel)
-                               .backported({"6.1.192", "6.12.113", "7.2.10"})},
+                               .backported({"6.1.191", "6.12.113", "7.2.10"})},
               .defining = {"opened"},
               .shown = {"opened"},
               .kconfig = kPerfConfig}) {
@@ -73,7 +73,7 @@ SIGWAKE_CASE(kernel_access_text_poke,
 SIGWAKE_CASE(kernel_access_callchain,
              {.expected = {fixed_by("", Verdict::kMisdelivered, Verdict::kMeasured,
                                     std::string("\"perf/core: Check kernel access when kernel callchains are "
-                                                "requested\" (stable 6.12.113 and 7.2.10, from Debian's changelogs; "
+                                                "requested\" (stable 6.12.113 and 7.2.10, as Debian's changelogs place it; "
                                                 "not in 6.1.192; its upstream commit is not confirmed here): ") +
                                         kAllowKernel)
                                .backported({"6.12.113", "7.2.10"})},

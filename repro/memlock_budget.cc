@@ -23,6 +23,7 @@
 #include "lib/attrs.h"
 #include "lib/capabilities.h"
 #include "lib/evidence.h"
+#include "lib/process.h"
 #include "lib/repro.h"
 
 namespace sigwake {
@@ -129,8 +130,13 @@ SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
 
 // perf_event_mlock_kb lowered below what the user has mapped: the next buffer is charged its own pages to
 // pinned_vm (the user's share counts only up to the new limit), so under RLIMIT_MEMLOCK 64 KiB it still maps.
+// The user holds 64 pages first, within the default perf_event_mlock_kb: a kernel that charges the excess
+// too (64 + 2 - one page per CPU) exceeds 16 pages on any machine of fewer than 50 CPUs.
 SIGWAKE_CASE(memlock_budget_lowered,
              {.expected = {always(Verdict::kUnsupported, "only root may write perf_event_mlock_kb").in_passes(kUserPasses),
+                           always(Verdict::kUnsupported, "the case changes perf_event_mlock_kb, a machine-wide "
+                                                         "setting: only on a machine sigwake booted")
+                               .of_origins({"host"}),
                            changed_at("5.6", "003461559ef7", Verdict::kWrongCount, Verdict::kMeasured,
                                       "003461559ef7 \"perf/core: Fix mlock accounting in perf_mmap()\" (v5.6; "
                                       "stable 5.4.19): perf_mmap() in kernel/events/core.c counts the user's locked "
@@ -141,18 +147,19 @@ SIGWAKE_CASE(memlock_budget_lowered,
               .defining = {"mapped_after_lowering"},
               .shown = {"mapped_after_lowering"},
               .kconfig = kPerfConfig}) {
+  constexpr long kHeldBuffers = 32;  // 64 pages charged to the user before the limit is lowered
+  if (!in_sigwake_guest()) throw Unsupported("changes perf_event_mlock_kb machine-wide: only on a machine sigwake booted");
   drop_effective(CAP_IPC_LOCK);
   const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
   const rlimit chosen{static_cast<rlim_t>(kChosenMemlockKb * 1024), static_cast<rlim_t>(kChosenMemlockKb * 1024)};
   check(setrlimit(RLIMIT_MEMLOCK, &chosen) == 0, "setrlimit(RLIMIT_MEMLOCK)");
-  // Within the user's allowance: as many pages as RLIMIT_MEMLOCK holds, all charged to the user.
-  const long before = kChosenMemlockKb / page_kb / kPagesPerBuffer;
-  if (read_mlock_kb() / page_kb * sysconf(_SC_NPROCESSORS_ONLN) < before * kPagesPerBuffer) {
-    throw Unsupported("perf_event_mlock_kb is below " + std::to_string(kChosenMemlockKb) + " KiB already");
+  if (read_mlock_kb() / page_kb * sysconf(_SC_NPROCESSORS_ONLN) < kHeldBuffers * kPagesPerBuffer) {
+    throw Unsupported("perf_event_mlock_kb leaves the user fewer than " +
+                      std::to_string(kHeldBuffers * kPagesPerBuffer) + " pages");
   }
   std::vector<PerfEvent> events;
   std::vector<RingBuffer> rings;
-  for (long i = 0; i < before; ++i) {
+  for (long i = 0; i < kHeldBuffers; ++i) {  // within the user's allowance: none of it charged to pinned_vm
     events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
     rings.push_back(RingBuffer::map(events.back().fd(), 0));
   }
@@ -164,7 +171,7 @@ SIGWAKE_CASE(memlock_budget_lowered,
   } catch (const Unsupported& e) {
     refused = e.what();
   }
-  report.add("buffers_before", static_cast<long long>(before));
+  report.add("buffers_before", static_cast<long long>(kHeldBuffers));
   report.add("mapped_after_lowering", refused.empty());
   if (!refused.empty()) {
     return report.decide(Verdict::kWrongCount, "a " + std::to_string(kPagesPerBuffer) + "-page buffer refused once "

@@ -25,7 +25,7 @@ struct Split {
 };
 
 constexpr const char* kNoSplit =
-    "b024d7b56c77 \"perf/core: Prevent VMA split of buffer mappings\" (stable 6.1.148 and 6.12.43, from Debian's "
+    "b024d7b56c77 \"perf/core: Prevent VMA split of buffer mappings\" (stable 6.1.148 and 6.12.42, as Debian's "
     "changelogs; its upstream release is not confirmed here): perf_mmap_may_split() in kernel/events/core.c "
     "refuses every split of a perf buffer's mapping with EINVAL";
 
@@ -49,7 +49,7 @@ SIGWAKE_VARIANT_CASE(ring_split, Split) {
 SIGWAKE_VARIANT(ring_split, munmap,
                 (Split{"munmap()", [](std::byte* p, std::size_t n) { return munmap(p, n); }}),
                 {.expected = {fixed_by("b024d7b56c77", Verdict::kMisdelivered, Verdict::kMeasured, kNoSplit)
-                                  .backported({"6.1.148", "6.12.43"})},
+                                  .backported({"6.1.148", "6.12.42"})},
                  .defining = {"split"},
                  .shown = {"split"},
                  .kconfig = kPerfConfig});
@@ -57,7 +57,7 @@ SIGWAKE_VARIANT(ring_split, munmap,
 SIGWAKE_VARIANT(ring_split, mprotect,
                 (Split{"mprotect(PROT_READ)", [](std::byte* p, std::size_t n) { return mprotect(p, n, PROT_READ); }}),
                 {.expected = {fixed_by("b024d7b56c77", Verdict::kMisdelivered, Verdict::kMeasured, kNoSplit)
-                                  .backported({"6.1.148", "6.12.43"})},
+                                  .backported({"6.1.148", "6.12.42"})},
                  .defining = {"split"},
                  .shown = {"split"},
                  .kconfig = kPerfConfig});

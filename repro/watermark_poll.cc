@@ -49,10 +49,10 @@ SIGWAKE_CASE(watermark_poll, {.expected = {always(Verdict::kDelivered,
 SIGWAKE_CASE(watermark_poll_rdnorm,
              {.expected = {changed_at("6.15", "c96fff391c09", Verdict::kNoWakeup, Verdict::kDelivered,
                                       "c96fff391c09 \"perf/ring_buffer: Allow the EPOLLRDNORM flag for poll\" (v6.15; "
-                                      "stable 6.12.25 and 6.1.135, from Debian's changelogs): perf_output_wakeup() in "
+                                      "stable 6.12.23 and 6.1.134, as Debian's changelogs place it): perf_output_wakeup() in "
                                       "kernel/events/ring_buffer.c sets rb->poll to EPOLLIN | EPOLLRDNORM; before, "
                                       "EPOLLIN alone, and a poller asking POLLRDNORM only was never told")
-                               .backported({"6.12.25", "6.1.135"})},
+                               .backported({"6.12.23", "6.1.134"})},
               .shown = {"records", "pollrdnorm"},
               .kconfig = kPerfConfig}) {
   SwitchFixture f;

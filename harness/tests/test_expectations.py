@@ -90,6 +90,9 @@ def test_a_kernel_showing_the_bug_of_a_fix_no_release_dates_lacks_that_fix(catal
         m = expectations.check(catalogue, release, release, "sigtrap_exec_fault", Verdict.MISDELIVERED, {})
         assert m is not None and m.kind == "missing fix" and "6.12.118" in m.source
     assert expectations.check(catalogue, "6.12.118", "6.12.118", "sigtrap_exec_fault", Verdict.DELIVERED, {}) is None
+    # A kernel at or past a stable release that carries the fix, showing its bug, lost it: a regression.
+    m = expectations.check(catalogue, "6.12.120", "6.12.120", "sigtrap_exec_fault", Verdict.MISDELIVERED, {})
+    assert m is not None and m.kind == "regression"
     # Another wrong verdict is not that bug: a signal not delivered where it must be is still a regression.
     m = expectations.check(catalogue, "7.2.13", "7.2.13", "sigtrap_exec_fault", Verdict.NOT_DELIVERED, {})
     assert m is not None and m.kind == "regression"

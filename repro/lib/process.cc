@@ -264,6 +264,12 @@ short wait_readable(int fd, std::chrono::milliseconds budget, short events) {
   }
 }
 
+bool in_sigwake_guest() {
+  char exe[64] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  return n > 0 && std::string_view(exe, static_cast<std::size_t>(n)).starts_with("/repro/");
+}
+
 void burn_cpu(std::chrono::microseconds budget) {
   const std::int64_t end = monotonic_ns() + std::chrono::nanoseconds(budget).count();
   volatile std::uint64_t sink = 1;

@@ -133,6 +133,10 @@ class Pipe {
 // but never wakes its pollers does not pass for one that does.
 short wait_readable(int fd, std::chrono::milliseconds budget, short events = POLLIN);
 
+// Whether this program runs on a machine sigwake booted (its initramfs keeps the programs under /repro/):
+// only there may a case change a machine-wide setting, never on a host it runs on natively.
+bool in_sigwake_guest();
+
 // Spends CPU time in user space for about `budget`, for task-clock events to count.
 void burn_cpu(std::chrono::microseconds budget);
 

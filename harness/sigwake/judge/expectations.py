@@ -67,12 +67,20 @@ def _changed(row: Expectation, release: str) -> bool | None:
     return None if patch is None else patch >= branch[0][2]
 
 
+def _backported(row: Expectation, release: str) -> bool:
+    """Whether a kernel of `release` is at or past a stable release `row` names for its branch: it carries
+    the change, and its bug back is a regression, not a fix it never had."""
+    version, patch = upstream_version(release), stable_patch(release)
+    return patch is not None and any(r[:2] == version and patch >= r[2] for r in row.stable)
+
+
 @dataclass(frozen=True)
 class Expected:
     verdict: Verdict
     source: str
     fixed: Verdict | None = None  # a kernel before the change: the verdict the change brings
-    bug: Verdict | None = None  # a fix no known release dates (facts' fixed_by()): the verdict of its bug
+    bug: Verdict | None = None  # a fix no known release dates (facts' fixed_by()) this kernel is not known
+    # to carry: the verdict of its bug, which makes it a "missing fix"
 
 
 def expected(catalogue: Catalogue, repro: str, release: str, privilege: str = "root",
@@ -80,7 +88,8 @@ def expected(catalogue: Catalogue, repro: str, release: str, privilege: str = "r
     for row in rows(catalogue, repro):
         if row.applies(privilege, origin):
             if row.since is None:  # the same everywhere, or a fix known only from the stable releases it is in
-                return Expected(row.after, row.source, bug=row.before if row.before is not row.after else None)
+                missing = row.before is not row.after and not _backported(row, release)
+                return Expected(row.after, row.source, bug=row.before if missing else None)
             changed = _changed(row, release)
             if changed is None:
                 return None
