@@ -58,5 +58,25 @@ TEST(SignalWitness, ASetupThatFailsIsAnErrorNotAWitness) {
   EXPECT_THROW(SignalWitness(SIGUSR1, [] { throw ReproError("no"); }), ReproError);
 }
 
+TEST(Machine, ANativeRunIsNoGuestOfSigwakes) {
+  // This test runs from the build tree, not from an initramfs's /repro/: no case may change this machine.
+  EXPECT_FALSE(in_sigwake_guest());
+}
+
+TEST(Pipe, CarriesWordsUntilTheWriterIsGone) {
+  Pipe pipe;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pipe.close_read_end();
+    pipe.send("a reason, in words");
+    _exit(0);
+  }
+  pipe.close_write_end();
+  EXPECT_EQ(pipe.read_to_end(), "a reason, in words");  // returns at EOF: the child's exit closed its end
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+}
+
 }  // namespace
 }  // namespace sigwake
