@@ -1,0 +1,100 @@
+// PERF_RECORD_KSYMBOL: a BPF program's load (and unload) is told to every event
+// with attr.ksymbol as one record per symbol (perf_event_ksymbol() in
+// kernel/events/core.c, for each event through perf_iterate_sb()). With
+// sample_id_all each event's copy ends in that event's own id sample, so every
+// record is exactly: header, addr, len, ksym_type, flags, the name padded to 8
+// bytes, then the id sample (PERF_SAMPLE_TID | PERF_SAMPLE_TIME: 16 bytes).
+//  - bpf_ksymbol_record_size: two such events, a program loaded: every KSYMBOL
+//    record in either ring has that size. Until b9d1fdc6f4ac the record's one
+//    shared header grew by each event's id sample in turn, so the copies of the
+//    event told later were longer than what was written into them.
+#include <bpf/libbpf.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bpf/bpf_output.skel.h"
+#include "lib/bpf_load.h"
+#include "lib/evidence.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+constexpr std::size_t kNameAt = sizeof(perf_event_header) + 8 + 4 + 2 + 2;  // addr, len, ksym_type, flags
+constexpr std::size_t kIdSample = 16;                                       // PERF_SAMPLE_TID | PERF_SAMPLE_TIME
+
+perf_event_attr ksymbol_attr() {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+  attr.ksymbol = 1;
+  attr.sample_id_all = 1;
+  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return attr;
+}
+
+// The KSYMBOL records of one ring: how many, and how many are not the size their name gives.
+struct Sizes {
+  int records = 0, wrong = 0;
+  std::string first_wrong;
+};
+
+Sizes ksymbol_sizes(const RecordRead& read) {
+  Sizes s;
+  for (const Record& record : read.records) {
+    if (record.type != PERF_RECORD_KSYMBOL || record.bytes.size() < kNameAt + 1) continue;
+    ++s.records;
+    const char* name = reinterpret_cast<const char*>(record.bytes.data() + kNameAt);
+    const std::size_t name_len = strnlen(name, record.bytes.size() - kNameAt) + 1;
+    const std::size_t expected = kNameAt + (name_len + 7) / 8 * 8 + kIdSample;
+    if (record.bytes.size() != expected && s.wrong++ == 0) {
+      s.first_wrong = std::string(name, name_len - 1) + ": " + std::to_string(record.bytes.size()) + " bytes, not " +
+                      std::to_string(expected);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+SIGWAKE_CASE(bpf_ksymbol_record_size,
+             {.expected = {bpf_needs_privilege(),
+                           fixed_by("b9d1fdc6f4ac", Verdict::kWrongCount, Verdict::kMeasured,
+                                    "b9d1fdc6f4ac \"perf: Replace perf_event_header__init_id with full header init\" "
+                                    "(stable 6.12.113 and 7.2.10, as Debian's changelogs place it; not in 6.1.192; "
+                                    "its upstream release is not confirmed here): perf_event_ksymbol_output() in "
+                                    "kernel/events/core.c sizes each event's copy afresh; before, "
+                                    "perf_event_header__init_id() added every event's id sample to the one shared "
+                                    "header")
+                               .backported({"6.12.113", "7.2.10"})},
+              .defining = {"wrong_sized"},
+              .shown = {"ksymbol_records", "wrong_sized"},
+              .kconfig = kBpfConfig + Words{"CONFIG_NET"}}) {
+  PerfEvent first = PerfEvent::open(ksymbol_attr(), 0, -1);
+  PerfEvent second = PerfEvent::open(ksymbol_attr(), 0, -1);
+  RingBuffer first_ring = RingBuffer::map(first.fd(), 2);
+  RingBuffer second_ring = RingBuffer::map(second.fd(), 2);
+  {
+    const Skeleton<bpf_output_bpf, bpf_output_bpf__open, bpf_output_bpf__load, bpf_output_bpf__destroy> loaded(
+        report, BPF_PROG_TYPE_RAW_TRACEPOINT);
+  }  // loaded and unloaded: a KSYMBOL record each way, in both rings
+  const RecordRead a = first_ring.consume(), b = second_ring.consume();
+  if (a.truncated || b.truncated) throw ReproError("a ring held a truncated record");
+  const Sizes sa = ksymbol_sizes(a), sb = ksymbol_sizes(b);
+  report.add("ksymbol_records", static_cast<long long>(sa.records + sb.records));
+  report.add("wrong_sized", static_cast<long long>(sa.wrong + sb.wrong));
+  report.add("wrong_sized_by_ring", std::to_string(sa.wrong) + "," + std::to_string(sb.wrong));  // the bug: one ring's
+  if (sa.records == 0 || sb.records == 0) {
+    return report.decide(Verdict::kNoRecord, "a BPF program loaded and unloaded; a ksymbol event got no KSYMBOL record");
+  }
+  if (sa.wrong + sb.wrong > 0) {
+    return report.decide(Verdict::kWrongCount, std::to_string(sa.wrong + sb.wrong) + " KSYMBOL records not the size "
+                                               "their name and id sample give (" +
+                                               (sa.wrong ? sa.first_wrong : sb.first_wrong) + ")");
+  }
+  report.decide(Verdict::kMeasured, "every KSYMBOL record in both rings is the size its name and id sample give");
+}
+
+}  // namespace sigwake
