@@ -148,7 +148,6 @@ SIGWAKE_CASE(memlock_budget_lowered,
               .shown = {"mapped_after_lowering"},
               .kconfig = kPerfConfig}) {
   constexpr long kHeldBuffers = 32;  // 64 pages charged to the user before the limit is lowered
-  if (!in_sigwake_guest()) throw Unsupported("changes perf_event_mlock_kb machine-wide: only on a machine sigwake booted");
   drop_effective(CAP_IPC_LOCK);
   const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
   const rlimit chosen{static_cast<rlim_t>(kChosenMemlockKb * 1024), static_cast<rlim_t>(kChosenMemlockKb * 1024)};
@@ -163,6 +162,7 @@ SIGWAKE_CASE(memlock_budget_lowered,
     events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
     rings.push_back(RingBuffer::map(events.back().fd(), 0));
   }
+  if (!in_sigwake_guest()) throw Unsupported("changes perf_event_mlock_kb machine-wide: only on a machine sigwake booted");
   const MlockKbFor lowered(page_kb);  // one page per CPU: far below the pages we hold
   events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
   std::string refused;
