@@ -37,13 +37,14 @@ perf_event_attr ksymbol_attr() {
 
 // The KSYMBOL records of one ring: how many, and how many are not the size their name gives.
 struct Sizes {
-  int records = 0, wrong = 0;
+  int records = 0, wrong = 0, lost = 0;
   std::string first_wrong;
 };
 
 Sizes ksymbol_sizes(const RecordRead& read) {
   Sizes s;
   for (const Record& record : read.records) {
+    s.lost += record.type == PERF_RECORD_LOST;
     if (record.type != PERF_RECORD_KSYMBOL || record.bytes.size() < kNameAt + 1) continue;
     ++s.records;
     const char* name = reinterpret_cast<const char*>(record.bytes.data() + kNameAt);
@@ -86,8 +87,13 @@ SIGWAKE_CASE(bpf_ksymbol_record_size,
   report.add("ksymbol_records", static_cast<long long>(sa.records + sb.records));
   report.add("wrong_sized", static_cast<long long>(sa.wrong + sb.wrong));
   report.add("wrong_sized_by_ring", std::to_string(sa.wrong) + "," + std::to_string(sb.wrong));  // the bug: one ring's
+  if (sa.lost + sb.lost > 0) throw ReproError("a ring lost records: 4 data pages were too few");
   if (sa.records == 0 || sb.records == 0) {
     return report.decide(Verdict::kNoRecord, "a BPF program loaded and unloaded; a ksymbol event got no KSYMBOL record");
+  }
+  if (sa.records != sb.records) {
+    return report.decide(Verdict::kWrongCount, "the two events were told " + std::to_string(sa.records) + " and " +
+                                               std::to_string(sb.records) + " KSYMBOL records of the same loads");
   }
   if (sa.wrong + sb.wrong > 0) {
     return report.decide(Verdict::kWrongCount, std::to_string(sa.wrong + sb.wrong) + " KSYMBOL records not the size "
