@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <string>
@@ -130,8 +131,9 @@ SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
 
 // perf_event_mlock_kb lowered below what the user has mapped: the next buffer is charged its own pages to
 // pinned_vm (the user's share counts only up to the new limit), so under RLIMIT_MEMLOCK 64 KiB it still maps.
-// The user holds 64 pages first, within the default perf_event_mlock_kb: a kernel that charges the excess
-// too (64 + 2 - one page per CPU) exceeds 16 pages on any machine of fewer than 50 CPUs.
+// The user holds up to 64 pages first, within perf_event_mlock_kb: a kernel that charges the excess too
+// (held + 2 - one page per CPU) then exceeds RLIMIT_MEMLOCK (16 pages of 4 KiB, 4 of 16 KiB) on any machine
+// of fewer CPUs than that excess.
 SIGWAKE_CASE(memlock_budget_lowered,
              {.expected = {always(Verdict::kUnsupported, "only root may write perf_event_mlock_kb").in_passes(kUserPasses),
                            always(Verdict::kUnsupported, "the case changes perf_event_mlock_kb, a machine-wide "
@@ -147,18 +149,18 @@ SIGWAKE_CASE(memlock_budget_lowered,
               .defining = {"mapped_after_lowering"},
               .shown = {"mapped_after_lowering"},
               .kconfig = kPerfConfig}) {
-  constexpr long kHeldBuffers = 32;  // 64 pages charged to the user before the limit is lowered
   drop_effective(CAP_IPC_LOCK);
   const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   const rlimit chosen{static_cast<rlim_t>(kChosenMemlockKb * 1024), static_cast<rlim_t>(kChosenMemlockKb * 1024)};
   check(setrlimit(RLIMIT_MEMLOCK, &chosen) == 0, "setrlimit(RLIMIT_MEMLOCK)");
-  if (read_mlock_kb() / page_kb * sysconf(_SC_NPROCESSORS_ONLN) < kHeldBuffers * kPagesPerBuffer) {
-    throw Unsupported("perf_event_mlock_kb leaves the user fewer than " +
-                      std::to_string(kHeldBuffers * kPagesPerBuffer) + " pages");
+  const long held = std::min(32L, read_mlock_kb() / page_kb * cpus / kPagesPerBuffer);  // buffers, all the user's
+  if (held * kPagesPerBuffer + kPagesPerBuffer - cpus <= kChosenMemlockKb / page_kb) {
+    throw Unsupported("perf_event_mlock_kb leaves the user too few pages to tell the two accountings apart here");
   }
   std::vector<PerfEvent> events;
   std::vector<RingBuffer> rings;
-  for (long i = 0; i < kHeldBuffers; ++i) {  // within the user's allowance: none of it charged to pinned_vm
+  for (long i = 0; i < held; ++i) {  // within the user's allowance: none of it charged to pinned_vm
     events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
     rings.push_back(RingBuffer::map(events.back().fd(), 0));
   }
@@ -171,7 +173,7 @@ SIGWAKE_CASE(memlock_budget_lowered,
   } catch (const Unsupported& e) {
     refused = e.what();
   }
-  report.add("buffers_before", static_cast<long long>(kHeldBuffers));
+  report.add("buffers_before", static_cast<long long>(held));
   report.add("mapped_after_lowering", refused.empty());
   if (!refused.empty()) {
     return report.decide(Verdict::kWrongCount, "a " + std::to_string(kPagesPerBuffer) + "-page buffer refused once "
