@@ -113,9 +113,11 @@ def test_a_kernel_crash_mid_run_hides_nothing_the_rest_runs_in_a_fresh_boot(
     verdicts = {(r.privilege, r.name): r.verdict for r in got.reproducers}
     assert verdicts == {("root", "sysrq_crash"): Verdict.BOOT_FAILED,  # was running when the kernel died
                         ("root", "watermark_poll"): Verdict.DELIVERED,  # after it, in the fresh boot
+                        ("root", "watermark_poll_rdnorm"): Verdict.DELIVERED,
                         ("root", "watermark_poll_without_ring"): Verdict.DELIVERED,
                         ("user-paranoid1", "sysrq_crash"): Verdict.UNSUPPORTED,  # uid 65534 may not write it
                         ("user-paranoid1", "watermark_poll"): Verdict.DELIVERED,
+                        ("user-paranoid1", "watermark_poll_rdnorm"): Verdict.DELIVERED,
                         ("user-paranoid1", "watermark_poll_without_ring"): Verdict.DELIVERED}
 
 
