@@ -47,6 +47,13 @@ struct Writer {
 
   int map_fd() const { return bpf_map__fd(skeleton->maps.events); }
 
+  // The event the program's records go to: slot 0 of its PERF_EVENT_ARRAY (write_on_cpu0() runs on CPU 0).
+  void write_into(const PerfEvent& event) const {
+    const std::uint32_t slot = 0;
+    const int fd = event.fd();
+    check(bpf_map_update_elem(map_fd(), &slot, &fd, BPF_ANY) == 0, "bpf_map_update_elem(PERF_EVENT_ARRAY)");
+  }
+
   // One record, written on CPU 0 into whatever event sits in slot 0.
   void write_on_cpu0() const {
     LIBBPF_OPTS(bpf_test_run_opts, run, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 0);
@@ -75,9 +82,7 @@ void output_signal(Report& report, perf_event_attr attr) {
   PerfEvent event = PerfEvent::open(attr, -1, 0);
   event.request_signals(getpid(), SIGIO);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  const std::uint32_t slot = 0;
-  const int fd = event.fd();
-  check(bpf_map_update_elem(writer.map_fd(), &slot, &fd, BPF_ANY) == 0, "bpf_map_update_elem(PERF_EVENT_ARRAY)");
+  writer.write_into(event);
 
   writer.write_on_cpu0();
   const short revents = wait_readable(event.fd(), kWakeupBudget);
@@ -143,9 +148,7 @@ SIGWAKE_CASE(bpf_output_wakeup_events_count, {.expected = {bpf_needs_privilege()
   attr.wakeup_events = 2;
   PerfEvent event = PerfEvent::open(attr, -1, 0);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  const std::uint32_t slot = 0;
-  const int fd = event.fd();
-  check(bpf_map_update_elem(writer.map_fd(), &slot, &fd, BPF_ANY) == 0, "bpf_map_update_elem(PERF_EVENT_ARRAY)");
+  writer.write_into(event);
 
   std::string woken;
   for (int write = 1; write <= 4; ++write) {
@@ -182,9 +185,7 @@ SIGWAKE_CASE(bpf_output_sample_size,
   attr.sample_type = PERF_SAMPLE_TID;  // pid and tid: 8 bytes after the header, and nothing of the program's
   PerfEvent event = PerfEvent::open(attr, -1, 0);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
-  const std::uint32_t slot = 0;
-  const int fd = event.fd();
-  check(bpf_map_update_elem(writer.map_fd(), &slot, &fd, BPF_ANY) == 0, "bpf_map_update_elem(PERF_EVENT_ARRAY)");
+  writer.write_into(event);
   writer.write_on_cpu0();
   const RecordRead read = ring.consume();
   add_record_evidence(report, read);

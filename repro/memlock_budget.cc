@@ -48,6 +48,12 @@ long predicted_buffers(long user_limit, long memlock_limit) {
   return buffers;
 }
 
+// RLIMIT_MEMLOCK, soft and hard, for this process.
+void limit_memlock_kb(long kb) {
+  const rlimit chosen{static_cast<rlim_t>(kb * 1024), static_cast<rlim_t>(kb * 1024)};
+  check(setrlimit(RLIMIT_MEMLOCK, &chosen) == 0, "setrlimit(RLIMIT_MEMLOCK)");
+}
+
 // Maps buffers until the kernel refuses one (or the cap); returns how many, and why it stopped.
 std::pair<long, std::string> map_until_refused() {
   std::vector<PerfEvent> events;
@@ -111,8 +117,7 @@ SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
   std::string wrong;
   // The larger limit first: an unprivileged process may lower its hard limit, not raise it.
   for (const long limit_kb : {kChosenMemlockKb + page_kb, kChosenMemlockKb}) {
-    const rlimit chosen{static_cast<rlim_t>(limit_kb * 1024), static_cast<rlim_t>(limit_kb * 1024)};
-    check(setrlimit(RLIMIT_MEMLOCK, &chosen) == 0, "setrlimit(RLIMIT_MEMLOCK)");
+    limit_memlock_kb(limit_kb);
     const auto [buffers, stopped_by] = map_until_refused();
     const long predicted = predicted_buffers(mlock_kb / page_kb * cpus, limit_kb / page_kb);
     const std::string at = limit_kb == kChosenMemlockKb ? "" : "_at_" + std::to_string(limit_kb) + "kb";
@@ -152,8 +157,7 @@ SIGWAKE_CASE(memlock_budget_lowered,
   drop_effective(CAP_IPC_LOCK);
   const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  const rlimit chosen{static_cast<rlim_t>(kChosenMemlockKb * 1024), static_cast<rlim_t>(kChosenMemlockKb * 1024)};
-  check(setrlimit(RLIMIT_MEMLOCK, &chosen) == 0, "setrlimit(RLIMIT_MEMLOCK)");
+  limit_memlock_kb(kChosenMemlockKb);
   const long held = std::min(32L, read_mlock_kb() / page_kb * cpus / kPagesPerBuffer);  // buffers, all the user's
   if (held * kPagesPerBuffer + kPagesPerBuffer - cpus <= kChosenMemlockKb / page_kb) {
     throw Unsupported("perf_event_mlock_kb leaves the user too few pages to tell the two accountings apart here");

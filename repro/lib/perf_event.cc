@@ -148,13 +148,13 @@ const char* owner_call(PerfEvent::Owner kind) {
 }  // namespace
 
 PerfEvent PerfEvent::open(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
-  const long fd = raw_open(attr, pid, cpu, group_fd, flags);
-  if (fd >= 0) return PerfEvent(static_cast<int>(fd));
-  refused(attr, pid, cpu, errno);
+  OpenAttempt got = attempt(attr, pid, cpu, group_fd, flags);
+  if (!got.event) refused(attr, pid, cpu, got.err);
+  return std::move(*got.event);
 }
 
-OpenAttempt PerfEvent::attempt(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd) {
-  const long fd = raw_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+OpenAttempt PerfEvent::attempt(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
+  const long fd = raw_open(attr, pid, cpu, group_fd, flags);
   if (fd < 0) return {std::nullopt, errno};
   return {PerfEvent(static_cast<int>(fd)), 0};
 }

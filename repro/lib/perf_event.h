@@ -24,7 +24,8 @@ class PerfEvent {
 
   // Opens the event, or says which errno perf_event_open() refused it with: for cases whose verdict is
   // that refusal (a limit, a privilege check), where a refusal is not the kernel declining the setup.
-  static struct OpenAttempt attempt(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd = -1);
+  static struct OpenAttempt attempt(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd = -1,
+                                    unsigned long flags = PERF_FLAG_FD_CLOEXEC);
 
   PerfEvent(PerfEvent&& other) noexcept;
   PerfEvent& operator=(PerfEvent&& other) noexcept;

@@ -53,13 +53,10 @@ def facts_release(release: str, version: str) -> str:
     return match[1] if match and upstream_version(match[1]) == upstream_version(release) else release
 
 
-def _changed(row: Expectation, release: str) -> bool | None:
-    """Whether a kernel of `release` has the change `row` speaks of; None where that cannot be told."""
+def _backported(row: Expectation, release: str) -> bool | None:
+    """Whether a kernel of `release` is at or past the stable release `row` names for its branch; False when
+    it names none, None where the release does not say its patch level."""
     version = upstream_version(release)
-    if version is None or row.since is None:
-        return None
-    if version >= row.since:
-        return True
     branch = [r for r in row.stable if r[:2] == version]
     if not branch:
         return False
@@ -67,11 +64,12 @@ def _changed(row: Expectation, release: str) -> bool | None:
     return None if patch is None else patch >= branch[0][2]
 
 
-def _backported(row: Expectation, release: str) -> bool:
-    """Whether a kernel of `release` is at or past a stable release `row` names for its branch: it carries
-    the change, and its bug back is a regression, not a fix it never had."""
-    version, patch = upstream_version(release), stable_patch(release)
-    return patch is not None and any(r[:2] == version and patch >= r[2] for r in row.stable)
+def _changed(row: Expectation, release: str) -> bool | None:
+    """Whether a kernel of `release` has the change `row` speaks of; None where that cannot be told."""
+    version = upstream_version(release)
+    if version is None or row.since is None:
+        return None
+    return True if version >= row.since else _backported(row, release)
 
 
 @dataclass(frozen=True)
@@ -88,7 +86,8 @@ def expected(catalogue: Catalogue, repro: str, release: str, privilege: str = "r
     for row in rows(catalogue, repro):
         if row.applies(privilege, origin):
             if row.since is None:  # the same everywhere, or a fix known only from the stable releases it is in
-                missing = row.before is not row.after and not _backported(row, release)
+                # At or past a backport, the bug back is a regression, not a fix the kernel never had.
+                missing = row.before is not row.after and _backported(row, release) is not True
                 return Expected(row.after, row.source, bug=row.before if missing else None)
             changed = _changed(row, release)
             if changed is None:
