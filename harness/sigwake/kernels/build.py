@@ -59,12 +59,22 @@ def git(tree: Path, *args: str) -> str:
 
 
 def tree_state(tree: Path) -> str:
-    """HEAD, plus a digest of uncommitted changes to tracked files."""
+    """HEAD, plus a digest of the uncommitted changes to tracked files: of their paths and contents, never of a
+    diff's text, which git prints by the user's settings and abbreviates by how many objects it has packed (a
+    gc after committing a fresh tree would move the key)."""
     if not (tree / ".git").exists():
         raise BuildError(f"{tree} is not a git tree: sigwake keys builds by commit and reverts its patches with git")
     head = git(tree, "rev-parse", "HEAD").strip()
-    diff = git(tree, "diff", "HEAD")
-    return head + (f"+{hashlib.sha256(diff.encode()).hexdigest()[:12]}" if diff else "")
+    changed = [p for p in git(tree, "diff", "--name-only", "--no-relative", "--no-renames", "-z", "HEAD").split("\0") if p]
+    if not changed:
+        return head
+    digest = hashlib.sha256()
+    for name in sorted(changed):
+        path = tree / name
+        content = path.read_bytes() if path.is_file() else b"deleted"
+        executable = path.is_file() and os.access(path, os.X_OK)
+        digest.update(f"{name}\0{executable:d}\0{len(content)}\0".encode() + content)
+    return f"{head}+{digest.hexdigest()[:12]}"
 
 
 # The sections that hold a kernel's code and initialised data: identical in two images, their kernels behave
