@@ -33,3 +33,25 @@ def test_an_uncommitted_change_keys_the_same_however_git_abbreviates_or_packs(tm
     assert tree_state(tmp_path) == changed
     (tmp_path / "file7.c").write_text("int f7 = 2;\n")
     assert tree_state(tmp_path) not in (changed, clean)
+
+
+def test_a_deletion_a_mode_and_a_link_each_key_apart(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "script").write_text("deleted")  # the bytes a deletion must not read as
+    (tmp_path / "gone.c").write_text("int g;\n")
+    (tmp_path / "target").write_text("int t;\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    seen = {tree_state(tmp_path)}
+    (tmp_path / "gone.c").unlink()
+    seen.add(tree_state(tmp_path))
+    (tmp_path / "gone.c").write_text("deleted")
+    seen.add(tree_state(tmp_path))
+    (tmp_path / "gone.c").unlink()
+    (tmp_path / "gone.c").symlink_to("target")  # a link, not its target's contents
+    seen.add(tree_state(tmp_path))
+    (tmp_path / "gone.c").unlink()
+    (tmp_path / "gone.c").write_text("int g;\n")
+    (tmp_path / "script").chmod(0o755)
+    seen.add(tree_state(tmp_path))
+    assert len(seen) == 5, seen

@@ -86,7 +86,7 @@ def history_6_12(cache_root: Path, builder: KernelBuilder, tmp_path_factory: pyt
     git(tree, "revert", "--no-commit", base)
     fix = source_tree.commit_all(tree, "perf/ring_buffer: Trigger IO signals for watermark_wakeup")
     fix_patch = into / "0001-perf-ring_buffer-Trigger-IO-signals-for-watermark_wakeup.patch"
-    fix_patch.write_text(git(tree, "format-patch", "-1", "--stdout", fix))
+    fix_patch.write_text(git(tree, "-c", "diff.noprefix=false", "format-patch", "-1", "--stdout", fix))  # as git am reads it
     touch_comment(tree, "kernel/time/time.c", "another unrelated change")
     head = source_tree.commit_all(tree, "time: another unrelated change")
     yield History(tree, base, unrelated, fix, head, git(tree, "symbolic-ref", "--short", "HEAD").strip(), fix_patch)

@@ -70,11 +70,23 @@ def tree_state(tree: Path) -> str:
         return head
     digest = hashlib.sha256()
     for name in sorted(changed):
-        path = tree / name
-        content = path.read_bytes() if path.is_file() else b"deleted"
-        executable = path.is_file() and os.access(path, os.X_OK)
-        digest.update(f"{name}\0{executable:d}\0{len(content)}\0".encode() + content)
+        entry = _worktree_entry(tree / name)
+        digest.update(f"{name}\0{len(entry)}\0".encode() + entry)
     return f"{head}+{digest.hexdigest()[:12]}"
+
+
+def _worktree_entry(path: Path) -> bytes:
+    """What a changed path holds, tagged by kind so no two kinds read alike: gone, a link's text, a submodule's
+    commit, or a file's executable bit and contents."""
+    if not os.path.lexists(path):
+        return b"gone"
+    if path.is_symlink():
+        return b"link\0" + os.readlink(path).encode()
+    if path.is_dir():
+        return b"submodule\0" + (git(path, "rev-parse", "HEAD").strip().encode() if (path / ".git").exists() else b"")
+    content = path.read_bytes()
+    executable = path.stat().st_mode & 0o111 != 0
+    return f"file\0{executable:d}\0".encode() + content
 
 
 # The sections that hold a kernel's code and initialised data: identical in two images, their kernels behave
