@@ -16,11 +16,8 @@ inline constexpr auto kWakeupBudget = 1000ms;
 // and then calls kill_fasync() in the same irq_work, on the CPU we pin to, so
 // our woken thread cannot run before the signal is pending: the grace covers
 // noise only. Measured under TCG: the handler runs 0.1-0.3 ms after poll()
-// returns (evidence signal_after_poll_us), a hundredth of this. A signal to another
-// process (a witness) is waited for with kWakeupBudget: the witness must be scheduled
-// to say it got one, and under TCG a busy host can hold the guest past 30 ms (owner_changed
-// read not-delivered in 1 of 5 runs while two guests shared 2 cores, the kernel having
-// sent every signal: kill_fasync 24, send_sigio 24).
+// returns (evidence signal_after_poll_us), a hundredth of this. Not for another
+// process's signal: see SignalWitness::received().
 inline constexpr auto kSignalGrace = 30ms;
 
 // After the first signal of a burst, for any that follow. Every signal of a
