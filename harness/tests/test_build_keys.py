@@ -3,24 +3,17 @@ user's settings do to how a diff is printed."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-from sigwake.kernels.build import tree_state
-
-IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t")
-
-
-def git(tree: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(tree), *IDENTITY, *args], check=True, capture_output=True, timeout=60)
+from sigwake.kernels.build import git, tree_state
+from sigwake.kernels.source_tree import commit_all
 
 
 def test_an_uncommitted_change_keys_the_same_however_git_abbreviates_or_packs(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     for n in range(50):
         (tmp_path / f"file{n}.c").write_text(f"int f{n};\n")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-q", "-m", "base")
+    commit_all(tmp_path, "base")
     clean = tree_state(tmp_path)
     (tmp_path / "file7.c").write_text("int f7 = 1;\n")
     changed = tree_state(tmp_path)
@@ -40,8 +33,7 @@ def test_a_deletion_a_mode_and_a_link_each_key_apart(tmp_path: Path) -> None:
     (tmp_path / "script").write_text("deleted")  # the bytes a deletion must not read as
     (tmp_path / "gone.c").write_text("int g;\n")
     (tmp_path / "target").write_text("int t;\n")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-q", "-m", "base")
+    commit_all(tmp_path, "base")
     seen = {tree_state(tmp_path)}
     (tmp_path / "gone.c").unlink()
     seen.add(tree_state(tmp_path))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -112,7 +112,7 @@ def guest(accel: Accel) -> RunOptions:
 def hung_guest(accel: Accel) -> RunOptions:
     """For kernels made never to reach a verdict: 15 s of silence is a hang here (a 6.12 guest prints its
     banner within 3 s), where a real run allows 40 s, so the tests do not wait out the default."""
-    return RunOptions(accel, repeat=3, privileges=("root",), quiet_limit_s=15.0)
+    return replace(guest(accel), quiet_limit_s=15.0)
 
 
 def test_validate_patch_shows_the_fix_and_unchanged_controls(history_6_12: History, builder: KernelBuilder,
