@@ -56,6 +56,7 @@
 #include <utility>
 
 #include "lib/budgets.h"
+#include "lib/exec_child.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
@@ -177,53 +178,8 @@ const char* untouched_copy(const char* text) {
   return static_cast<const char*>(mapped) + (at - start);
 }
 
-// How an exec case's child (or its new image) ends when it cannot go on.
+// A child whose event never trapped before its exec ends with this.
 constexpr int kNeverTrapped = 3;
-constexpr int kSetupFailed = 4;
-constexpr int kRefused = 5;
-
-struct ExecChild {
-  int status = 0;
-  std::string why;  // a child that ended before its exec says why
-};
-
-// Forks a child that runs `body` up to its exec, runs `meanwhile` (if any), and waits for the child's end. A
-// body that throws, or whose exec returns, ends the child (kRefused for Unsupported, kSetupFailed otherwise)
-// and sends its words back.
-ExecChild run_exec_child(const std::function<void()>& body, const std::function<void(pid_t)>& meanwhile = {}) {
-  Pipe why;  // close-on-exec: a child that execs says nothing
-  const pid_t child = fork();
-  check(child >= 0, "fork");
-  if (child == 0) {
-    why.close_read_end();
-    int code = kSetupFailed;
-    std::string words;
-    try {
-      body();
-      words = errno_text("execv(/proc/self/exe)");
-    } catch (const Unsupported& e) {
-      code = kRefused;
-      words = e.what();
-    } catch (const std::exception& e) {
-      words = e.what();
-    }
-    why.send(words);
-    _exit(code);
-  }
-  why.close_write_end();
-  ExecChild end;
-  if (meanwhile) {
-    try {
-      meanwhile(child);
-    } catch (...) {
-      kill(child, SIGKILL), waitpid(child, nullptr, 0);
-      throw;
-    }
-  }
-  check(waitpid(child, &end.status, 0) == child, "waitpid");
-  end.why = why.read_to_end();
-  return end;
-}
 
 // Delivered when the child trapped before its exec and the new image ran to its end; `killed` says what a
 // SIGTRAP that killed the new image means.
@@ -234,8 +190,7 @@ void decide_after_exec(Report& report, const ExecChild& end, const char* killed)
   report.add("child_trapped_before_exec", trapped);
   report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
   report.add("child_exit", static_cast<long long>(exited ? WEXITSTATUS(status) : -1));
-  if (exited && WEXITSTATUS(status) == kRefused) throw Unsupported(end.why);
-  if (exited && WEXITSTATUS(status) == kSetupFailed) throw ReproError("the child or its new image could not go on: " + end.why);
+  end.raise_setup_failure();
   if (!trapped) return report.decide(Verdict::kNotDelivered, "the child's event never trapped");
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP) return report.decide(Verdict::kMisdelivered, killed);
   if (!exited || WEXITSTATUS(status) != 0) {
@@ -348,11 +303,11 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
 // cue (a byte on the fd in argv[1]), then faults fresh pages. SIGTRAP's action is the default again here: a
 // trap kills it.
 SIGWAKE_IMAGE(fault_on_cue) {
-  if (argc != 2) return kSetupFailed;
+  if (argc != 2) return kExecSetupFailed;
   const int ready = std::atoi(argv[0]), cue = std::atoi(argv[1]);
   char byte = 0;
   if (write(ready, &byte, 1) != 1 || !(wait_readable(cue, kWakeupBudget) & POLLIN) || read(cue, &byte, 1) != 1) {
-    return kSetupFailed;
+    return kExecSetupFailed;
   }
   for (int round = 0; round < 4; ++round) fault_fresh_pages(nullptr);
   return 0;

@@ -69,7 +69,7 @@ def test_arm64_kernels_are_judged_as_amd64_kernels_are(cache_root: Path, tmp_pat
         root = {c.name: c for c in result.reproducers if c.privilege == "root"}
         assert root["watermark_sigio"].verdict == verdict
         # The findings there may be are fixes the kernel lacks: the SIGTRAP after exec (every Debian kernel before
-        # 6.12.118) and, on 6.1, kernel callchains' access check.
+        # 6.12.118) and, on 6.1, kernel callchains' access check and the refusal of an exited group leader.
         assert all(": missing fix: " in f.text for f in findings([result], catalogue)), findings([result], catalogue)
         # The kernel-path tracer's kprobes work on arm64: the chain is counted where it runs.
         assert isinstance(root["watermark_sigio"].kernel_path.get("perf_event_wakeup"), int)
