@@ -1,33 +1,38 @@
 // Event groups across execve(): perf_event_exec() -> perf_event_remove_on_exec()
-// in kernel/events/core.c removes every remove_on_exec event of the task that
-// execs (perf_event_exit_event(): state EXIT, out of the context); the event's
-// fd, kept across the exec, stays open on a dead event, which poll() reports
-// as POLLHUP (is_event_hup()). A child opens the events on itself, without
-// close-on-exec, and execs into an image of this program that looks at them.
-//  - group_exec_removed_leader_join: a removed event named as group_fd must be
+// in kernel/events/core.c takes every remove_on_exec event of the task that
+// execs out of its context (perf_event_exit_event(): state EXIT); its fd, kept
+// across the exec, stays open on the dead event. A child opens the events on
+// itself without close-on-exec and execs into an image of this program that
+// looks at them. The leader's enabled time (PERF_FORMAT_TOTAL_TIME_ENABLED)
+// shows the removal: perf_event_read() brings only an active or inactive
+// event's times up to date, so it advances while the task runs before the exec
+// and stands still after it (poll() cannot tell: an event with no ring mapped
+// reports POLLHUP whatever its state).
+//  - group_exec_removed_leader_join: a removed leader named as group_fd must be
 //    refused (ENODEV), not take a sibling into a group that is no longer
 //    scheduled ("perf: Reject exited events as group leaders", CVE-2026-74753).
 //  - group_exec_removed_leader_siblings: a removed leader's plain sibling must
 //    leave its group (DETACH_GROUP) and go on as a group of its own: read() of
-//    the sibling with PERF_FORMAT_GROUP counts one event after the exec, two
-//    before ("perf/core: Detach event groups during remove_on_exec",
-//    CVE-2026-64556; left in the stale group, closing the leader first then
-//    links it twice into its context's active list). The image closes the
-//    sibling first, so a kernel with the bug is shown, not crashed.
+//    the sibling with PERF_FORMAT_GROUP counts two events before the exec, one
+//    after ("perf/core: Detach event groups during remove_on_exec",
+//    CVE-2026-64556: left behind, it stays on the removed leader's list).
+// Each image closes what joined the leader before the leader: where the
+// leader's own group was undone, a member closed after it would stay on a
+// freed leader's list.
 #include <linux/perf_event.h>
-#include <poll.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "lib/exec_child.h"
 #include "lib/process.h"
@@ -36,58 +41,100 @@
 namespace sigwake {
 namespace {
 
+using namespace std::chrono_literals;
+
+constexpr std::size_t kMostMembers = 4;  // read() room: more than any group here has
+
 perf_event_attr group_member(bool remove_on_exec) {
   perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  attr.read_format = PERF_FORMAT_GROUP;
+  attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED;
   attr.remove_on_exec = remove_on_exec;
   return attr;
 }
 
-// read() of a PERF_FORMAT_GROUP event: how many events its group has (the first u64), or read()'s errno name.
-std::string group_members(int fd) {
-  std::uint64_t values[8] = {};
-  return read(fd, values, sizeof values) > 0 ? std::to_string(values[0]) : strerrorname_np(errno);
+std::string errno_name(int err) {
+  const char* name = strerrorname_np(err);
+  return name != nullptr ? name : "errno " + std::to_string(err);
+}
+
+// read() of a member: its group's size and the leader's enabled time (nr, time_enabled, then the values).
+struct GroupRead {
+  std::string error;  // read()'s errno name, or a short read's size
+  std::uint64_t members = 0, enabled_ns = 0;
+};
+
+GroupRead read_group(int fd) {
+  std::uint64_t values[2 + kMostMembers] = {};
+  const ssize_t got = read(fd, values, sizeof values);
+  if (got < 0) return {.error = errno_name(errno)};
+  if (got < static_cast<ssize_t>(2 * sizeof values[0])) return {.error = std::to_string(got) + " bytes"};
+  return {.members = values[0], .enabled_ns = values[1]};
+}
+
+// "KEY=1" when the leader's enabled time moves while this task runs 2 ms, "KEY=0" when it stands still.
+std::string enabled_time_moves(int leader, const std::string& key) {
+  const GroupRead before = read_group(leader);
+  burn_cpu(2ms);
+  const GroupRead after = read_group(leader);
+  if (!before.error.empty() || !after.error.empty()) return key + "=" + before.error + after.error + " ";
+  return key + (after.enabled_ns > before.enabled_ns ? "=1 " : "=0 ");
+}
+
+// The end of both images: closes `fds` in order, then says `words` on `to`.
+int close_and_say(int to, std::string words, std::initializer_list<int> fds) {
+  for (const int fd : fds) {
+    if (close(fd) != 0) words += "close_failed=" + errno_name(errno) + " ";
+  }
+  const bool said = write(to, words.data(), words.size()) == static_cast<ssize_t>(words.size());
+  return said && words.find("close_failed") == std::string::npos ? 0 : kExecSetupFailed;
 }
 
 using Seen = std::map<std::string, std::string>;
-using ExecInto = std::function<void(const std::string& fds)>;
 
-// Forks a child that runs `open_events` (its events on itself, kept across the exec), which calls the
-// ExecInto it is given with their fds: the child execs into the image `after_exec_group` with them and a pipe
-// for its words. Returns what the image saw ("key=value" words), its leader_hup reported.
-Seen look_after_exec(Report& report, const std::function<void(const ExecInto&)>& open_events) {
-  Pipe seen;
+// Runs `body` in a child (its events on itself, kept across the exec; it says what it saw on the pipe and
+// calls exec_image()), and returns every "key=value" word the child and its new image said, once the image
+// ended cleanly. The leader's enabled time must have moved before the exec and stood still after it.
+Seen watch_exec(Report& report, const std::function<void(const Pipe& said)>& body) {
+  Pipe said;
   std::string words;
-  const ExecChild end = run_exec_child(
-      [&] {
-        open_events([&](const std::string& fds) {
-          const std::string to = std::to_string(seen.keep_write_end_across_exec());
-          close(STDOUT_FILENO);  // the new image is no case: no KTAP of ours
-          execl("/proc/self/exe", "group_exec", "--image", "after_exec_group", to.c_str(), fds.c_str(), nullptr);
-        });
-      },
-      [&](pid_t) {
-        seen.close_write_end();
-        words = seen.read_to_end();  // until the image ends (or the child, before its exec)
-      });
+  const ExecChild end = run_exec_child([&] { body(said); }, [&](pid_t) {
+    said.close_write_end();
+    words = said.read_to_end();  // until the image ends (or the child, before its exec)
+  });
   end.raise_setup_failure();
   if (!WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0) {
-    throw ReproError("the new image did not end cleanly (status " + std::to_string(end.status) + "): " + words);
+    throw ReproError("the new image failed (wait status " + std::to_string(end.status) + "): " + words);
   }
-  Seen got;
+  Seen seen;
   std::istringstream in(words);
   for (std::string word; in >> word;) {
     const std::size_t eq = word.find('=');
-    if (eq != std::string::npos) got[word.substr(0, eq)] = word.substr(eq + 1);
+    if (eq != std::string::npos) seen[word.substr(0, eq)] = word.substr(eq + 1);
   }
-  report.add("leader_hup", got["leader_hup"] == "1");
-  if (got["leader_hup"] != "1") throw ReproError("after the exec the remove_on_exec leader was not POLLHUP: " + words);
-  return got;
+  report.add("live_enabled_moves", seen["live_enabled_moves"] == "1");
+  report.add("removed_enabled_moves", seen["removed_enabled_moves"] == "1");
+  if (seen["live_enabled_moves"] != "1") {
+    throw ReproError("the live leader's enabled time did not move, so its removal cannot be seen: " + words);
+  }
+  if (seen["removed_enabled_moves"] != "0") {
+    throw ReproError("the exec did not remove the remove_on_exec leader (its enabled time still moves), so this "
+                     "case's path was never reached (sigtrap_remove_on_exec judges removal): " + words);
+  }
+  return seen;
 }
 
-std::string fd_text(const PerfEvent& event) { return std::to_string(event.fd()); }
+// In the child: execs into `image` with the pipe's write end and `fds` as its arguments.
+void exec_image(const char* image, const Pipe& said, std::initializer_list<int> fds) {
+  std::vector<std::string> args = {std::to_string(said.keep_write_end_across_exec())};
+  for (const int fd : fds) args.push_back(std::to_string(fd));
+  std::vector<char*> argv = {const_cast<char*>("group_exec"), const_cast<char*>("--image"), const_cast<char*>(image)};
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  check(close(STDOUT_FILENO) == 0, "close(stdout)");  // the new image is no case: no KTAP of ours
+  execv("/proc/self/exe", argv.data());
+}
 
 }  // namespace
 
@@ -102,12 +149,13 @@ SIGWAKE_CASE(group_exec_removed_leader_join,
               .defining = {"join"},
               .shown = {"join"},
               .kconfig = kPerfConfig}) {
-  Seen got = look_after_exec(report, [](const ExecInto& exec_into) {
+  Seen seen = watch_exec(report, [](const Pipe& said) {
     const PerfEvent leader = PerfEvent::open(group_member(true), 0, -1, -1, 0);  // kept across the exec
     PerfEvent::open(group_member(false), 0, -1, leader.fd());  // the control: the live leader takes it (closed)
-    exec_into("join:" + fd_text(leader));
+    said.send(enabled_time_moves(leader.fd(), "live_enabled_moves"));
+    exec_image("join_removed_leader", said, {leader.fd()});
   });
-  const std::string join = got["join"];
+  const std::string join = seen["join"];
   report.add("join", join);
   if (join == "yes") {
     return report.decide(Verdict::kMisdelivered, "an event joined a group whose leader exec removed; "
@@ -115,6 +163,18 @@ SIGWAKE_CASE(group_exec_removed_leader_join,
   }
   if (join != "ENODEV") throw ReproError("joining the removed leader was refused with " + join + ", not ENODEV");
   report.decide(Verdict::kMeasured, "the leader exec removed was refused as group_fd (ENODEV)");
+}
+
+// argv: the pipe, the leader. Names the removed leader as group_fd.
+SIGWAKE_IMAGE(join_removed_leader) {
+  if (argc != 2) return kExecSetupFailed;
+  const int to = std::atoi(argv[0]), leader = std::atoi(argv[1]);
+  std::string words = enabled_time_moves(leader, "removed_enabled_moves");
+  {
+    const OpenAttempt joined = PerfEvent::attempt(group_member(false), 0, -1, leader);
+    words += "join=" + (joined.event ? std::string("yes") : errno_name(joined.err)) + " ";
+  }  // a joined event is closed here, before its leader
+  return close_and_say(to, words, {leader});
 }
 
 SIGWAKE_CASE(group_exec_removed_leader_siblings,
@@ -128,13 +188,16 @@ SIGWAKE_CASE(group_exec_removed_leader_siblings,
               .defining = {"members_before_exec", "members_after_exec"},
               .shown = {"members_before_exec", "members_after_exec"},
               .kconfig = kPerfConfig}) {
-  Seen got = look_after_exec(report, [](const ExecInto& exec_into) {
+  Seen seen = watch_exec(report, [](const Pipe& said) {
     const PerfEvent leader = PerfEvent::open(group_member(true), 0, -1, -1, 0);  // both kept across the exec
     const PerfEvent sibling = PerfEvent::open(group_member(false), 0, -1, leader.fd(), 0);
-    exec_into("siblings:" + fd_text(leader) + ":" + fd_text(sibling) + ":" + group_members(sibling.fd()));
+    const GroupRead before = read_group(sibling.fd());
+    said.send(enabled_time_moves(leader.fd(), "live_enabled_moves") + "members_before_exec=" +
+              (before.error.empty() ? std::to_string(before.members) : before.error) + " ");
+    exec_image("read_removed_group", said, {leader.fd(), sibling.fd()});
   });
-  const std::string before = got["members_before_exec"], after = got["members_after_exec"];
-  report.add("members_before_exec", std::atoll(before.c_str()));
+  const std::string before = seen["members_before_exec"], after = seen["members_after_exec"];
+  report.add("members_before_exec", before == "2" ? 2LL : -1LL);
   report.add("members_after_exec", after == "1" || after == "2" ? std::atoll(after.c_str()) : -1LL);
   if (before != "2") throw ReproError("the sibling read a group of " + before + " before the exec, not 2");
   if (after == "2") {
@@ -145,37 +208,14 @@ SIGWAKE_CASE(group_exec_removed_leader_siblings,
   report.decide(Verdict::kMeasured, "the sibling of the leader exec removed reads a group of its own");
 }
 
-// The image both cases exec into: argv[0] the pipe for its words, argv[1] "join:LEADER" or
-// "siblings:LEADER:SIBLING:MEMBERS_BEFORE". It closes the sibling before the leader (the order a kernel
-// without DETACH_GROUP survives) and reports leader_hup, then join or members_*.
-SIGWAKE_IMAGE(after_exec_group) {
-  if (argc != 2) return kExecSetupFailed;
-  const int to = std::atoi(argv[0]);
-  std::istringstream spec(argv[1]);
-  std::string mode, field;
-  std::getline(spec, mode, ':');
-  std::getline(spec, field, ':');
-  const int leader = std::atoi(field.c_str());
-  std::ostringstream words;
-  pollfd look{leader, POLLIN, 0};
-  words << "leader_hup=" << (poll(&look, 1, 0) == 1 && (look.revents & POLLHUP) ? 1 : 0);
-  if (mode == "join") {
-    perf_event_attr attr = group_member(false);
-    const int joined = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, leader, 0UL));
-    words << " join=" << (joined >= 0 ? "yes" : strerrorname_np(errno));
-    if (joined >= 0) close(joined);
-  } else if (mode == "siblings") {
-    std::getline(spec, field, ':');
-    const int sibling = std::atoi(field.c_str());
-    std::getline(spec, field, ':');
-    words << " members_before_exec=" << field << " members_after_exec=" << group_members(sibling);
-    close(sibling);
-  } else {
-    return kExecSetupFailed;
-  }
-  close(leader);
-  const std::string text = words.str();
-  return write(to, text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : kExecSetupFailed;
+// argv: the pipe, the leader, its sibling. Reads the sibling's group, then closes the sibling before the leader.
+SIGWAKE_IMAGE(read_removed_group) {
+  if (argc != 3) return kExecSetupFailed;
+  const int to = std::atoi(argv[0]), leader = std::atoi(argv[1]), sibling = std::atoi(argv[2]);
+  const GroupRead after = read_group(sibling);
+  const std::string words = enabled_time_moves(leader, "removed_enabled_moves") + "members_after_exec=" +
+                            (after.error.empty() ? std::to_string(after.members) : after.error) + " ";
+  return close_and_say(to, words, {sibling, leader});
 }
 
 }  // namespace sigwake
