@@ -5,9 +5,11 @@
 // itself without close-on-exec and execs into an image of this program that
 // looks at them. The leader's enabled time (PERF_FORMAT_TOTAL_TIME_ENABLED)
 // shows the removal: perf_event_read() brings only an active or inactive
-// event's times up to date, so it advances while the task runs before the exec
-// and stands still after it (poll() cannot tell: an event with no ring mapped
-// reports POLLHUP whatever its state).
+// event's times up to date, so it moves while the task runs before the exec;
+// after it the image enables the leader again, which starts an event the exec
+// only disabled but not one it removed (state EXIT), and the time must stand
+// still while a fresh event's moves (poll() cannot tell: an event with no ring
+// mapped reports POLLHUP whatever its state).
 //  - group_exec_removed_leader_join: a removed leader named as group_fd must be
 //    refused (ENODEV), not take a sibling into a group that is no longer
 //    scheduled ("perf: Reject exited events as group leaders", CVE-2026-74753).
@@ -20,6 +22,7 @@
 // leader's own group was undone, a member closed after it would stay on a
 // freed leader's list.
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,32 +57,43 @@ perf_event_attr group_member(bool remove_on_exec) {
   return attr;
 }
 
-std::string errno_name(int err) {
-  const char* name = strerrorname_np(err);
-  return name != nullptr ? name : "errno " + std::to_string(err);
-}
-
 // read() of a member: its group's size and the leader's enabled time (nr, time_enabled, then the values).
 struct GroupRead {
-  std::string error;  // read()'s errno name, or a short read's size
+  std::string error;  // one word: "err:" read()'s errno name, or "short:" a short read's size
   std::uint64_t members = 0, enabled_ns = 0;
 };
 
 GroupRead read_group(int fd) {
   std::uint64_t values[2 + kMostMembers] = {};
   const ssize_t got = read(fd, values, sizeof values);
-  if (got < 0) return {.error = errno_name(errno)};
-  if (got < static_cast<ssize_t>(2 * sizeof values[0])) return {.error = std::to_string(got) + " bytes"};
+  if (got < 0) return {.error = "err:" + errno_name(errno)};
+  if (got < static_cast<ssize_t>(2 * sizeof values[0])) return {.error = "short:" + std::to_string(got)};
   return {.members = values[0], .enabled_ns = values[1]};
 }
 
-// "KEY=1" when the leader's enabled time moves while this task runs 2 ms, "KEY=0" when it stands still.
-std::string enabled_time_moves(int leader, const std::string& key) {
-  const GroupRead before = read_group(leader);
-  burn_cpu(2ms);
-  const GroupRead after = read_group(leader);
-  if (!before.error.empty() || !after.error.empty()) return key + "=" + before.error + after.error + " ";
-  return key + (after.enabled_ns > before.enabled_ns ? "=1 " : "=0 ");
+// "KEY=1" when the leader's enabled time moves while this task runs, "KEY=0" when it stands still, and
+// "KEY_control=1" when a fresh event's moved across the same window (else the clock is too coarse to tell).
+// With `enable_first`, PERF_EVENT_IOC_ENABLE comes first: it starts an event that was only disabled (OFF),
+// never one that was removed (EXIT is below ERROR, which _perf_event_enable() leaves alone).
+std::string enabled_time_moves(int leader, const std::string& key, bool enable_first) {
+  std::string words;
+  if (enable_first && ioctl(leader, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    words += key + "_enable=err:" + errno_name(errno) + " ";
+  }
+  const OpenAttempt control = PerfEvent::attempt(group_member(false), 0, -1);
+  if (!control.event) return words + key + "_control=err:" + errno_name(control.err) + " ";
+  const GroupRead leader_before = read_group(leader), control_before = read_group(control.event->fd());
+  GroupRead leader_after, control_after;
+  for (int ms = 0; ms < 50; ++ms) {  // until the control moved: 1 ms of CPU is enough where the clock is fine
+    burn_cpu(1ms);
+    control_after = read_group(control.event->fd());
+    if (!control_after.error.empty() || control_after.enabled_ns > control_before.enabled_ns) break;
+  }
+  leader_after = read_group(leader);
+  const std::string errors = leader_before.error + leader_after.error + control_before.error + control_after.error;
+  if (!errors.empty()) return words + key + "=" + errors + " ";
+  return words + key + (leader_after.enabled_ns > leader_before.enabled_ns ? "=1 " : "=0 ") + key + "_control=" +
+         (control_after.enabled_ns > control_before.enabled_ns ? "1 " : "0 ");
 }
 
 // The end of both images: closes `fds` in order, then says `words` on `to`.
@@ -94,7 +108,7 @@ int close_and_say(int to, std::string words, std::initializer_list<int> fds) {
 using Seen = std::map<std::string, std::string>;
 
 // Runs `body` in a child (its events on itself, kept across the exec; it says what it saw on the pipe and
-// calls exec_image()), and returns every "key=value" word the child and its new image said, once the image
+// calls exec_with()), and returns every "key=value" word the child and its new image said, once the image
 // ended cleanly. The leader's enabled time must have moved before the exec and stood still after it.
 Seen watch_exec(Report& report, const std::function<void(const Pipe& said)>& body) {
   Pipe said;
@@ -103,9 +117,10 @@ Seen watch_exec(Report& report, const std::function<void(const Pipe& said)>& bod
     said.close_write_end();
     words = said.read_to_end();  // until the image ends (or the child, before its exec)
   });
-  end.raise_setup_failure();
+  if (WIFEXITED(end.status) && WEXITSTATUS(end.status) == kExecRefused) end.raise_setup_failure();
   if (!WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0) {
-    throw ReproError("the new image failed (wait status " + std::to_string(end.status) + "): " + words);
+    throw ReproError("the child or its new image failed (wait status " + std::to_string(end.status) + "): " +
+                     end.why + words);
   }
   Seen seen;
   std::istringstream in(words);
@@ -115,25 +130,22 @@ Seen watch_exec(Report& report, const std::function<void(const Pipe& said)>& bod
   }
   report.add("live_enabled_moves", seen["live_enabled_moves"] == "1");
   report.add("removed_enabled_moves", seen["removed_enabled_moves"] == "1");
-  if (seen["live_enabled_moves"] != "1") {
-    throw ReproError("the live leader's enabled time did not move, so its removal cannot be seen: " + words);
+  if (seen["live_enabled_moves_control"] != "1" || seen["removed_enabled_moves_control"] != "1" ||
+      seen["live_enabled_moves"] != "1") {
+    throw ReproError("enabled times did not move where they must, so the leader's removal cannot be seen: " + words);
   }
   if (seen["removed_enabled_moves"] != "0") {
-    throw ReproError("the exec did not remove the remove_on_exec leader (its enabled time still moves), so this "
+    throw ReproError("the exec did not remove the remove_on_exec leader (enabled again, its time moves), so this "
                      "case's path was never reached (sigtrap_remove_on_exec judges removal): " + words);
   }
   return seen;
 }
 
 // In the child: execs into `image` with the pipe's write end and `fds` as its arguments.
-void exec_image(const char* image, const Pipe& said, std::initializer_list<int> fds) {
+void exec_with(const char* image, const Pipe& said, std::initializer_list<int> fds) {
   std::vector<std::string> args = {std::to_string(said.keep_write_end_across_exec())};
   for (const int fd : fds) args.push_back(std::to_string(fd));
-  std::vector<char*> argv = {const_cast<char*>("group_exec"), const_cast<char*>("--image"), const_cast<char*>(image)};
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  check(close(STDOUT_FILENO) == 0, "close(stdout)");  // the new image is no case: no KTAP of ours
-  execv("/proc/self/exe", argv.data());
+  exec_image(image, args);
 }
 
 }  // namespace
@@ -152,8 +164,8 @@ SIGWAKE_CASE(group_exec_removed_leader_join,
   Seen seen = watch_exec(report, [](const Pipe& said) {
     const PerfEvent leader = PerfEvent::open(group_member(true), 0, -1, -1, 0);  // kept across the exec
     PerfEvent::open(group_member(false), 0, -1, leader.fd());  // the control: the live leader takes it (closed)
-    said.send(enabled_time_moves(leader.fd(), "live_enabled_moves"));
-    exec_image("join_removed_leader", said, {leader.fd()});
+    said.send(enabled_time_moves(leader.fd(), "live_enabled_moves", false));
+    exec_with("join_removed_leader", said, {leader.fd()});
   });
   const std::string join = seen["join"];
   report.add("join", join);
@@ -169,7 +181,7 @@ SIGWAKE_CASE(group_exec_removed_leader_join,
 SIGWAKE_IMAGE(join_removed_leader) {
   if (argc != 2) return kExecSetupFailed;
   const int to = std::atoi(argv[0]), leader = std::atoi(argv[1]);
-  std::string words = enabled_time_moves(leader, "removed_enabled_moves");
+  std::string words = enabled_time_moves(leader, "removed_enabled_moves", true);
   {
     const OpenAttempt joined = PerfEvent::attempt(group_member(false), 0, -1, leader);
     words += "join=" + (joined.event ? std::string("yes") : errno_name(joined.err)) + " ";
@@ -192,9 +204,9 @@ SIGWAKE_CASE(group_exec_removed_leader_siblings,
     const PerfEvent leader = PerfEvent::open(group_member(true), 0, -1, -1, 0);  // both kept across the exec
     const PerfEvent sibling = PerfEvent::open(group_member(false), 0, -1, leader.fd(), 0);
     const GroupRead before = read_group(sibling.fd());
-    said.send(enabled_time_moves(leader.fd(), "live_enabled_moves") + "members_before_exec=" +
+    said.send(enabled_time_moves(leader.fd(), "live_enabled_moves", false) + "members_before_exec=" +
               (before.error.empty() ? std::to_string(before.members) : before.error) + " ");
-    exec_image("read_removed_group", said, {leader.fd(), sibling.fd()});
+    exec_with("read_removed_group", said, {leader.fd(), sibling.fd()});
   });
   const std::string before = seen["members_before_exec"], after = seen["members_after_exec"];
   report.add("members_before_exec", before == "2" ? 2LL : -1LL);
@@ -213,7 +225,7 @@ SIGWAKE_IMAGE(read_removed_group) {
   if (argc != 3) return kExecSetupFailed;
   const int to = std::atoi(argv[0]), leader = std::atoi(argv[1]), sibling = std::atoi(argv[2]);
   const GroupRead after = read_group(sibling);
-  const std::string words = enabled_time_moves(leader, "removed_enabled_moves") + "members_after_exec=" +
+  const std::string words = enabled_time_moves(leader, "removed_enabled_moves", true) + "members_after_exec=" +
                             (after.error.empty() ? std::to_string(after.members) : after.error) + " ";
   return close_and_say(to, words, {sibling, leader});
 }

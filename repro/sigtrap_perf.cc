@@ -276,8 +276,7 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
         const std::string ready_fd = std::to_string(ready.keep_write_end_across_exec());
         const std::string cue_fd = std::to_string(cue.keep_read_end_across_exec());
         const SignalCapture::Unblocked here(trap);
-        close(STDOUT_FILENO);  // the new image is no case: no KTAP of ours
-        execl("/proc/self/exe", "sigtrap_perf", "--image", "fault_on_cue", ready_fd.c_str(), cue_fd.c_str(), nullptr);
+        exec_image("fault_on_cue", {ready_fd, cue_fd});
       },
       [&](pid_t child) {
         image_ran = ready.wait_byte(2 * kWakeupBudget);  // the child's own trap budget, then its exec

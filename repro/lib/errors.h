@@ -23,6 +23,9 @@ struct ReproError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The errno's name ("ENODEV"), or "errno:N" for a number glibc has no name for: one word either way.
+std::string errno_name(int err);
+
 // "what: strerror(errno)" for the current errno.
 std::string errno_text(const std::string& what);
 

@@ -52,4 +52,14 @@ ExecChild run_exec_child(const std::function<void()>& body, const std::function<
   return end;
 }
 
+void exec_image(const char* image, const std::vector<std::string>& args) {
+  std::vector<std::string> words = {"sigwake-image", "--image", image};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  check(close(STDOUT_FILENO) == 0, "close(stdout)");
+  execv("/proc/self/exe", argv.data());
+}
+
 }  // namespace sigwake

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace sigwake {
 
@@ -26,5 +27,9 @@ struct ExecChild {
 // body that throws, or whose exec returns, ends the child (kExecRefused for Unsupported, kExecSetupFailed
 // otherwise) and sends its words back.
 ExecChild run_exec_child(const std::function<void()>& body, const std::function<void(pid_t)>& meanwhile = {});
+
+// In the child: closes stdout (the new image is no case: no KTAP of ours) and execs `PROGRAM --image IMAGE ARGS`
+// (SIGWAKE_IMAGE). Returns only when execv() failed, errno set.
+void exec_image(const char* image, const std::vector<std::string>& args);
 
 }  // namespace sigwake
