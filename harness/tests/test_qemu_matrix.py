@@ -47,7 +47,9 @@ def test_both_kernels_booted_and_reported(run: RunSummary, kernel_6_1: Kernel, k
 # kernel callchains' access check (paranoid 2) and KSYMBOL records sized afresh (root; both in 6.12.113 and
 # 7.2.10, not in 6.1): its only findings.
 MISSING_ON_6_1 = {("root", "sigtrap_exec_fault"), ("user-paranoid1", "sigtrap_exec_fault"),
-                  ("user-paranoid2", "kernel_access_callchain"), ("root", "bpf_ksymbol_record_size")}
+                  ("user-paranoid2", "kernel_access_callchain"), ("root", "bpf_ksymbol_record_size"),
+                  ("root", "group_exec_removed_leader_join"), ("user-paranoid1", "group_exec_removed_leader_join"),
+                  ("user-paranoid2", "group_exec_removed_leader_join")}
 
 
 def test_6_1_marks_the_fd_readable_but_sends_no_sigio(run: RunSummary, kernel_6_1: Kernel) -> None:
@@ -78,8 +80,8 @@ def test_controls_are_delivered_on_both(run: RunSummary, kernel_6_1: Kernel, ker
 def test_measurements_agree_with_the_expectations_table_and_nothing_else_is_found(run: RunSummary, catalogue: Catalogue,
                                                                                   kernel_6_1: Kernel) -> None:
     """6.1.192 lacks "perf/core: Don't send SIGTRAP after exec removed the event" (seen: the new image killed in every
-    run), "perf/core: Check kernel access when kernel callchains are requested" and b9d1fdc6f4ac; Debian 13's 6.12
-    carries all three. Nothing else is a finding on either."""
+    run), "perf/core: Check kernel access when kernel callchains are requested", b9d1fdc6f4ac and fa091f46c383
+    (an event joins a leader exec removed); Debian 13's 6.12 carries all four. Nothing else is a finding on either."""
     for result in run.results:
         found = findings([result], catalogue)
         if result.kernel_id == kernel_6_1.id:
