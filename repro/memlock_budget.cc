@@ -11,12 +11,15 @@
 // that, without CAP_IPC_LOCK, mmap fails with EPERM
 // (Documentation/admin-guide/perf-security.rst, "Memory allocation").
 #include <linux/capability.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +29,7 @@
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
+#include "lib/sysctl.h"
 
 namespace sigwake {
 namespace {
@@ -71,30 +75,40 @@ std::pair<long, std::string> map_until_refused() {
   return {static_cast<long>(rings.size()), "nothing up to the cap"};
 }  // every buffer is unmapped and closed here: the next count starts from nothing
 
-long read_mlock_kb() {
-  long mlock_kb = -1;
-  std::ifstream("/proc/sys/kernel/perf_event_mlock_kb") >> mlock_kb;
-  if (mlock_kb < 0) throw ReproError("cannot read /proc/sys/kernel/perf_event_mlock_kb");
-  return mlock_kb;
-}
+constexpr char kMlockKb[] = "kernel/perf_event_mlock_kb";
 
-// perf_event_mlock_kb set for as long as it lives, then put back (only root may write it).
-class MlockKbFor {
+long read_mlock_kb() { return read_sysctl(kMlockKb); }
+
+// An io_uring instance: the other RLIMIT_MEMLOCK user whose registered buffers the kernel charges to the
+// user's locked_vm (__io_account_mem() in io_uring/rsrc.c), when its creator lacks CAP_IPC_LOCK.
+class IoUring {
  public:
-  explicit MlockKbFor(long kb) : old_(read_mlock_kb()) {
-    if (!write(kb)) throw Unsupported(errno_text("writing /proc/sys/kernel/perf_event_mlock_kb (root only)"));
+  IoUring() {
+    io_uring_params params{};
+    fd_ = static_cast<int>(syscall(__NR_io_uring_setup, 1, &params));
+    if (fd_ < 0 && (errno == ENOSYS || errno == EPERM)) throw Unsupported(errno_text("io_uring_setup"));
+    check(fd_ >= 0, "io_uring_setup");
   }
-  MlockKbFor(const MlockKbFor&) = delete;
-  MlockKbFor& operator=(const MlockKbFor&) = delete;
-  ~MlockKbFor() { write(old_); }
+  IoUring(const IoUring&) = delete;
+  IoUring& operator=(const IoUring&) = delete;
+  ~IoUring() { close(fd_); }
+
+  // Registers `pages` pages of fresh anonymous memory as a fixed buffer: 0, or the errno; unregistered again.
+  int register_pages(long pages) const {
+    const std::size_t bytes = static_cast<std::size_t>(pages * sysconf(_SC_PAGESIZE));
+    void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    check(memory != MAP_FAILED, "mmap(the buffer to register)");
+    iovec buffer{.iov_base = memory, .iov_len = bytes};
+    const bool registered = syscall(__NR_io_uring_register, fd_, IORING_REGISTER_BUFFERS, &buffer, 1) == 0;
+    const int err = registered ? 0 : errno;
+    if (registered) check(syscall(__NR_io_uring_register, fd_, IORING_UNREGISTER_BUFFERS, nullptr, 0) == 0,
+                          "io_uring_register(IORING_UNREGISTER_BUFFERS)");
+    check(munmap(memory, bytes) == 0, "munmap(the registered buffer)");
+    return err;
+  }
 
  private:
-  static bool write(long kb) {
-    std::ofstream sysctl("/proc/sys/kernel/perf_event_mlock_kb");
-    sysctl << kb << std::flush;
-    return static_cast<bool>(sysctl);
-  }
-  long old_;
+  int fd_ = -1;
 };
 
 }  // namespace
@@ -140,10 +154,7 @@ SIGWAKE_CASE(memlock_budget, {.expected = {always(Verdict::kMeasured,
 // (held + 2 - one page per CPU) then exceeds RLIMIT_MEMLOCK (16 pages of 4 KiB, 4 of 16 KiB) on any machine
 // of fewer CPUs than that excess.
 SIGWAKE_CASE(memlock_budget_lowered,
-             {.expected = {always(Verdict::kUnsupported, "only root may write perf_event_mlock_kb").in_passes(kUserPasses),
-                           always(Verdict::kUnsupported, "the case changes perf_event_mlock_kb, a machine-wide "
-                                                         "setting: only on a machine sigwake booted")
-                               .of_origins({"host"}),
+             {.expected = {root_writes("perf_event_mlock_kb"), booted_machine_only("perf_event_mlock_kb"),
                            changed_at("5.6", "003461559ef7", Verdict::kWrongCount, Verdict::kMeasured,
                                       "003461559ef7 \"perf/core: Fix mlock accounting in perf_mmap()\" (v5.6; "
                                       "stable 5.4.19): perf_mmap() in kernel/events/core.c counts the user's locked "
@@ -169,7 +180,7 @@ SIGWAKE_CASE(memlock_budget_lowered,
     rings.push_back(RingBuffer::map(events.back().fd(), 0));
   }
   if (!in_sigwake_guest()) throw Unsupported("changes perf_event_mlock_kb machine-wide: only on a machine sigwake booted");
-  const MlockKbFor lowered(page_kb);  // one page per CPU: far below the pages we hold
+  const SysctlFor lowered(kMlockKb, page_kb);  // one page per CPU: far below the pages we hold
   events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
   std::string refused;
   try {
@@ -184,6 +195,53 @@ SIGWAKE_CASE(memlock_budget_lowered,
                                                "perf_event_mlock_kb was lowered below the pages mapped: " + refused);
   }
   report.decide(Verdict::kMeasured, "a buffer mapped after perf_event_mlock_kb was lowered: charged its own pages");
+}
+
+// Perf's allowance is its own: buffers within perf_event_mlock_kb are charged to the user's perf_mlock, not to
+// the locked_vm io_uring charges its registered buffers to against RLIMIT_MEMLOCK. Holding more perf pages
+// than RLIMIT_MEMLOCK (64 KiB) allows, all within perf's allowance, an io_uring buffer of half that limit must
+// still register. An oversized one (the limit and a page) must not: the control that io_uring charges us at
+// all (it must fail whether or not perf's pages are counted). Seen: refused on Debian's 6.12.95 and this
+// machine's 6.18.44, registered on 6.1.192, 6.12.118 and 7.2.13.
+SIGWAKE_CASE(memlock_budget_shared,
+             {.expected = {fixed_by("", Verdict::kWrongCount, Verdict::kMeasured,
+                                    "\"perf: Track the perf mlock gift separately\" (stable 6.1.192, 6.12.115 and "
+                                    "7.2.13, as Debian's changelogs place it; its upstream commit is not confirmed "
+                                    "here): perf_mmap() in kernel/events/core.c charges the perf_event_mlock_kb "
+                                    "allowance to user->perf_mlock; before, to user->locked_vm, which io_uring's "
+                                    "__io_account_mem() holds to RLIMIT_MEMLOCK, so perf buffers shrank it")
+                               .backported({"6.1.192", "6.12.115", "7.2.13"})},
+              .defining = {"registered_with_perf_pages", "oversized_registered"},
+              .shown = {"perf_pages_held", "registered_with_perf_pages"},
+              .kconfig = {"CONFIG_PERF_EVENTS", "CONFIG_IO_URING"}}) {
+  drop_effective(CAP_IPC_LOCK);  // with it, io_uring charges nothing to locked_vm (ctx->user stays unset)
+  limit_memlock_kb(kChosenMemlockKb);
+  const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+  const long limit_pages = kChosenMemlockKb / page_kb;
+  const long held = limit_pages / kPagesPerBuffer + 1;  // more pages than RLIMIT_MEMLOCK allows
+  if (held * kPagesPerBuffer > read_mlock_kb() / page_kb * sysconf(_SC_NPROCESSORS_ONLN)) {
+    throw Unsupported("perf_event_mlock_kb allows fewer pages than RLIMIT_MEMLOCK 64 KiB here");
+  }
+  std::vector<PerfEvent> events;  // opened first: a kernel closed to perf says so before io_uring is asked
+  for (long i = 0; i < held; ++i) events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
+  const IoUring ring;  // its own rings are charged too: set up before perf's pages are held
+  const int oversized = ring.register_pages(limit_pages + 1);
+  report.add("oversized_registered", std::string(oversized == 0 ? "yes" : errno_name(oversized)));
+  if (oversized == 0) {
+    throw Unsupported("io_uring registered more than RLIMIT_MEMLOCK: it charges this task nothing here");
+  }
+  std::vector<RingBuffer> rings;
+  for (const PerfEvent& event : events) rings.push_back(RingBuffer::map(event.fd(), 0));
+  const int err = ring.register_pages(limit_pages / 2);
+  report.add("perf_pages_held", static_cast<long long>(held * kPagesPerBuffer));
+  report.add("registered_with_perf_pages", std::string(err == 0 ? "yes" : errno_name(err)));
+  if (err == ENOMEM) {
+    return report.decide(Verdict::kWrongCount, "an io_uring buffer of half RLIMIT_MEMLOCK refused (ENOMEM) while "
+                                               "perf buffers within perf_event_mlock_kb were mapped: perf's pages "
+                                               "counted in the user's locked_vm");
+  }
+  if (err != 0) throw ReproError("io_uring_register(IORING_REGISTER_BUFFERS): " + errno_name(err));
+  report.decide(Verdict::kMeasured, "perf buffers within their allowance left io_uring's RLIMIT_MEMLOCK alone");
 }
 
 }  // namespace sigwake

@@ -71,6 +71,16 @@ Expectation bpf_needs_privilege() {
       .in_passes(kUserPasses);
 }
 
+Expectation root_writes(std::string_view setting) {
+  return always(Verdict::kUnsupported, "only root may write " + std::string(setting)).in_passes(kUserPasses);
+}
+
+Expectation booted_machine_only(std::string_view setting) {
+  return always(Verdict::kUnsupported, "the case changes " + std::string(setting) + ", a machine-wide setting: only "
+                                       "on a machine sigwake booted")
+      .of_origins({"host"});
+}
+
 namespace {
 
 std::string quoted(std::string_view text) {

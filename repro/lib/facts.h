@@ -63,6 +63,10 @@ Expectation watermark_fix();
 Expectation overflow_signal();
 // A BPF program of one's own needs CAP_BPF or CAP_SYS_ADMIN in the user passes.
 Expectation bpf_needs_privilege();
+// A case that changes a machine-wide sysctl (lib/sysctl.h): root only, so unsupported in the user passes, and
+// never on a host the programs run on natively.
+Expectation root_writes(std::string_view setting);
+Expectation booted_machine_only(std::string_view setting);
 
 // The kernel options cases need.
 inline const Words kPerfConfig = {"CONFIG_PERF_EVENTS"};
