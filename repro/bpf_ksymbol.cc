@@ -8,6 +8,11 @@
 //    record in either ring has that size. Until b9d1fdc6f4ac the record's one
 //    shared header grew by each event's id sample in turn, so the copies of the
 //    event told later were longer than what was written into them.
+//  - bpf_ksymbol_subprog_name: a program whose work is a bpf-to-bpf call, loaded
+//    with a JIT: its main function and its subprogram each get a KSYMBOL record
+//    named after itself. Until 47df8a2f78bc perf_event_bpf_emit_ksymbols() named
+//    every subprogram's record after the main program. A kernel that compiles
+//    no subprogram (no JIT) writes one record and cannot tell: `unsupported`.
 #include <bpf/libbpf.h>
 
 #include <cstring>
@@ -15,6 +20,7 @@
 #include <vector>
 
 #include "bpf/bpf_output.skel.h"
+#include "bpf/subprog_call.skel.h"
 #include "lib/bpf_load.h"
 #include "lib/evidence.h"
 #include "lib/repro.h"
@@ -35,6 +41,12 @@ perf_event_attr ksymbol_attr() {
   return attr;
 }
 
+// The name a KSYMBOL record carries.
+std::string ksymbol_name(const Record& record) {
+  const char* name = reinterpret_cast<const char*>(record.bytes.data() + kNameAt);
+  return {name, strnlen(name, record.bytes.size() - kNameAt)};
+}
+
 // The KSYMBOL records of one ring: how many, and how many are not the size their name gives.
 struct Sizes {
   int records = 0, wrong = 0, lost = 0;
@@ -47,15 +59,26 @@ Sizes ksymbol_sizes(const RecordRead& read) {
     s.lost += record.type == PERF_RECORD_LOST;
     if (record.type != PERF_RECORD_KSYMBOL || record.bytes.size() < kNameAt + 1) continue;
     ++s.records;
-    const char* name = reinterpret_cast<const char*>(record.bytes.data() + kNameAt);
-    const std::size_t name_len = strnlen(name, record.bytes.size() - kNameAt) + 1;
-    const std::size_t expected = kNameAt + (name_len + 7) / 8 * 8 + kIdSample;
+    const std::string name = ksymbol_name(record);
+    const std::size_t expected = kNameAt + (name.size() + 1 + 7) / 8 * 8 + kIdSample;
     if (record.bytes.size() != expected && s.wrong++ == 0) {
-      s.first_wrong = std::string(name, name_len - 1) + ": " + std::to_string(record.bytes.size()) + " bytes, not " +
-                      std::to_string(expected);
+      s.first_wrong = name + ": " + std::to_string(record.bytes.size()) + " bytes, not " + std::to_string(expected);
     }
   }
   return s;
+}
+
+// How many KSYMBOL records of a load (registrations) are named after `function` (bpf_prog_<tag>_<function>).
+int registered_as(const RecordRead& read, std::string_view function) {
+  int named = 0;
+  for (const Record& record : read.records) {
+    if (record.type != PERF_RECORD_KSYMBOL || record.bytes.size() < kNameAt + 1) continue;
+    std::uint16_t flags = 0;
+    std::memcpy(&flags, record.bytes.data() + kNameAt - sizeof flags, sizeof flags);
+    if (flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) continue;
+    named += ksymbol_name(record).ends_with("_" + std::string(function));
+  }
+  return named;
 }
 
 }  // namespace
@@ -101,6 +124,43 @@ SIGWAKE_CASE(bpf_ksymbol_record_size,
                                                (sa.wrong ? sa.first_wrong : sb.first_wrong) + ")");
   }
   report.decide(Verdict::kMeasured, "every KSYMBOL record in both rings is the size its name and id sample give");
+}
+
+SIGWAKE_CASE(bpf_ksymbol_subprog_name,
+             {.expected = {bpf_needs_privilege(),
+                           changed_at("6.1", "47df8a2f78bc", Verdict::kWrongCount, Verdict::kMeasured,
+                                      "47df8a2f78bc \"bpf, perf: Use subprog name when reporting subprog ksymbol\" "
+                                      "(v6.1; stable 6.0.12 and 5.15.82): perf_event_bpf_emit_ksymbols() in "
+                                      "kernel/events/core.c names each subprogram's KSYMBOL record after the "
+                                      "subprogram; before, after the main program")
+                               .backported({"6.0.12", "5.15.82"})},
+              .defining = {"main_named", "subprog_named"},
+              .shown = {"main_named", "subprog_named"},
+              .kconfig = kBpfConfig + Words{"CONFIG_NET", "CONFIG_BPF_JIT"}}) {
+  PerfEvent event = PerfEvent::open(ksymbol_attr(), 0, -1);
+  RingBuffer ring = RingBuffer::map(event.fd(), 2);
+  {
+    const Skeleton<subprog_call_bpf, subprog_call_bpf__open, subprog_call_bpf__load, subprog_call_bpf__destroy>
+        loaded(report, BPF_PROG_TYPE_RAW_TRACEPOINT);
+  }
+  const RecordRead read = ring.consume();
+  if (read.truncated) throw ReproError("the ring held a truncated record");
+  if (ksymbol_sizes(read).lost > 0) throw ReproError("the ring lost records: 4 data pages were too few");
+  const int main_named = registered_as(read, "calls_subprog"), subprog_named = registered_as(read, "the_subprog");
+  report.add("main_named", static_cast<long long>(main_named));
+  report.add("subprog_named", static_cast<long long>(subprog_named));
+  if (main_named + subprog_named == 0) {
+    return report.decide(Verdict::kNoRecord, "a BPF program loaded; no KSYMBOL record named after its functions");
+  }
+  if (main_named == 1 && subprog_named == 0) {
+    throw Unsupported("one KSYMBOL record for the program: its subprogram was not compiled apart (no JIT)");
+  }
+  if (main_named != 1 || subprog_named != 1) {
+    return report.decide(Verdict::kWrongCount, std::to_string(main_named) + " KSYMBOL records named after the main "
+                                               "program and " + std::to_string(subprog_named) + " after its "
+                                               "subprogram, where each function gets one");
+  }
+  report.decide(Verdict::kMeasured, "the main program and its subprogram each got a KSYMBOL record of its own name");
 }
 
 }  // namespace sigwake
