@@ -29,7 +29,10 @@
 //    work, exec removes the event and resets SIGTRAP to its default, and the
 //    work then ran on the way back to user space and killed the new image, until
 //    perf_sigtrap() learnt to skip an event already removed ("perf/core: Don't
-//    send SIGTRAP after exec removed the event", in 6.12.118).
+//    send SIGTRAP after exec removed the event", in 6.12.118). A second event
+//    counts the child's kernel-mode faults, also removed at the exec, and the
+//    new image (kept_fd_counted) reads it: a new image that ran proves a fault
+//    counted inside execve() too, or the case never reached its path (`error`).
 // The event counts page faults, not CPU time: its type stays PERF_TYPE_SOFTWARE
 // in an inherited copy (a task-clock event's is rewritten to the task_clock
 // PMU's own type by perf_swevent_init(), and inherit_event() copies that).
@@ -180,6 +183,24 @@ const char* untouched_copy(const char* text) {
 
 // A child whose event never trapped before its exec ends with this.
 constexpr int kNeverTrapped = 3;
+// A new image that found no kernel-mode fault counted after its parent image's last look ends with this.
+constexpr int kNoFaultInExec = 6;
+
+// A disabled count of this task's kernel-mode page faults until an exec removes it.
+perf_event_attr kernel_faults_attr() {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+  attr.exclude_user = 1;
+  attr.exclude_hv = 1;
+  attr.remove_on_exec = 1;
+  attr.disabled = 1;
+  return attr;
+}
+
+std::uint64_t read_count(int fd) {
+  std::uint64_t count = 0;
+  check(read(fd, &count, sizeof count) == sizeof count, "read(the kernel-fault count)");
+  return count;
+}
 
 // Delivered when the child trapped before its exec and the new image ran to its end; `killed` says what a
 // SIGTRAP that killed the new image means.
@@ -301,6 +322,13 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
 // The image sigtrap_remove_on_exec execs into: it says it runs (a byte on the fd in argv[0]), waits for the
 // cue (a byte on the fd in argv[1]), then faults fresh pages. SIGTRAP's action is the default again here: a
 // trap kills it.
+// The new image of sigtrap_exec_fault: exits 0 when the kept counter (argv[0], removed by the exec) counted a
+// kernel-mode fault after the value its parent image read last (argv[1]), i.e. inside execve().
+SIGWAKE_IMAGE(kept_fd_counted) {
+  if (argc != 2) return kExecSetupFailed;
+  return read_count(std::atoi(argv[0])) > std::strtoull(argv[1], nullptr, 10) ? 0 : kNoFaultInExec;
+}
+
 SIGWAKE_IMAGE(fault_on_cue) {
   if (argc != 2) return kExecSetupFailed;
   const int ready = std::atoi(argv[0]), cue = std::atoi(argv[1]);
@@ -373,12 +401,23 @@ SIGWAKE_CASE(sigtrap_exec_fault,
     PerfEvent event = PerfEvent::open(attr, 0, -1);
     fault_until_trapped(trap, event);
     if (trap.count() == 0) _exit(kNeverTrapped);
-    close(STDOUT_FILENO);  // the new image lists our cases; that is not our KTAP
+    const PerfEvent counter = PerfEvent::open(kernel_faults_attr(), 0, -1);
+    check(fcntl(counter.fd(), F_SETFD, 0) == 0, "fcntl(F_SETFD): the counter kept across the exec");
+    char fd_text[16], before_text[24];
+    std::snprintf(fd_text, sizeof fd_text, "%d", counter.fd());
+    close(STDOUT_FILENO);  // the new image is no case: no KTAP of ours
     const SignalCapture::Unblocked here(trap);
+    counter.enable();
     event.enable();  // its SIGTRAPs until the exec are ours to take
-    char* const argv[] = {const_cast<char*>("sigtrap_perf"), const_cast<char*>("--list"), nullptr};
+    const std::uint64_t before = read_count(counter.fd());  // nothing but execve() takes a kernel fault after this
+    std::snprintf(before_text, sizeof before_text, "%llu", static_cast<unsigned long long>(before));
+    char* const argv[] = {const_cast<char*>("sigtrap_perf"), const_cast<char*>("--image"),
+                          const_cast<char*>("kept_fd_counted"), fd_text, before_text, nullptr};
     execv(path, argv);
   });
+  const bool image_said = WIFEXITED(end.status) && WEXITSTATUS(end.status) == kNoFaultInExec;
+  if (image_said) throw ReproError("the new image ran, but no kernel-mode fault was counted inside execve(): the "
+                                   "case never reached its path");
   decide_after_exec(report, end,
                     "the new image was killed by SIGTRAP: the overflow inside execve() signalled after the exec "
                     "removed the event");
