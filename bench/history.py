@@ -28,6 +28,7 @@ from sigwake.commands import kernel_bench  # noqa: E402
 from sigwake.kernels import source_tree  # noqa: E402
 from sigwake.kernels.build import KernelBuilder  # noqa: E402
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
+from sigwake.commands.orchestrator import source_commit  # noqa: E402
 from sigwake.kernels.kernels import KernelCache  # noqa: E402
 from sigwake.commands.history_score import (Fix, HistoryRecord, judged_once, named_fixes, read_fixes,  # noqa: E402
                                             record_of, render, unclassified, write_score)
@@ -85,12 +86,13 @@ def main() -> int:
         builder = KernelBuilder(cache)
         config = kernel_bench.run_options(args)
         fragments = kernel_bench.fragments(args, REPO / "kernel-configs")
+        programs = source_commit(REPO)  # each record names the reproducers that judged it
         by_patch = {f.patch: f for f in todo}
         try:
             score(builder, tree, fragments, [HISTORY / f.patch for f in todo], built, config, cache / "history",
                   progress, after_each=lambda result: store.put(
                       record_of(by_patch[result.patch.name], result, debian(by_patch[result.patch.name]),
-                                " + ".join(f.stem for f in fragments))))
+                                " + ".join(f.stem for f in fragments), programs)))
         except BaseBootError as e:
             print(f"bench/history.py: {e}", file=sys.stderr)
             return 3

@@ -83,8 +83,9 @@ def test_the_score_counts_only_judged_bugs_and_states_its_population(tmp_path: P
              Fix("perf: c", "kept", "", "", "not re-created: the revert breaks the build"),
              Fix("perf: d", "left-out", "", "", "hardware PMU only")]
     records = [HistoryRecord("perf: a", "0123456789ab", "a.patch", "caught", ["sigtrap_exec_fault [root] regression"],
-                             debian=["6.12.118-1"]),
-               HistoryRecord("perf: b", "", "b.patch", "missed", why="a race out of reach: a stress case would"),
+                             debian=["6.12.118-1"], config="perf", programs="216da55c0ffe"),
+               HistoryRecord("perf: b", "", "b.patch", "missed", why="a race out of reach: a stress case would",
+                             config="perf"),
                record_of(fixes[2], None, [])]
     named = {f.subject: ["6.12.118-1"] for f in fixes}
     text = render(records, fixes, named, ["linux-source-6.12 6.12.118-1"])
@@ -92,6 +93,9 @@ def test_the_score_counts_only_judged_bugs_and_states_its_population(tmp_path: P
     assert "1 not-re-created" in text and "4 subjects" in text and "3 kept" in text and "1 left out" in text
     assert "- perf: b (missed): a race out of reach" in text and "- hardware PMU only: 1" in text
     assert record_of(fixes[1], None, []).verdict == "not-judged"
+    # Which reproducers judged each record, said beside the figure: a record kept from before is named so.
+    assert ("Judged by the reproducers of sigwake 216da55c0ffe (1 fixes); not recorded (judged before the score "
+            "kept it) (1 fixes)") in text
     json_path, md_path = write_score(tmp_path, records, text, 12.0)
     schema.check("history-score", json.loads(json_path.read_text()))
     assert md_path.read_text() == text

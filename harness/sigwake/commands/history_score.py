@@ -59,6 +59,7 @@ class HistoryRecord:
     why: str = ""  # the row's why; for a failed build or boot, the error after it
     debian: list[str] = field(default_factory=list)  # the Debian versions whose changelog entry names the fix
     config: str = ""  # the kernel-configs fragments of the kernels it was judged on
+    programs: str = ""  # the sigwake commit whose reproducers judged it (source_commit()); "" from before schema 2
 
     @property
     def name(self) -> str:
@@ -143,7 +144,8 @@ def unclassified(named: dict[str, list[str]], fixes: list[Fix]) -> list[str]:
     return sorted(s for s in named if s not in known)
 
 
-def record_of(fix: Fix, result: MutantResult | None, debian: list[str], config: str = "") -> HistoryRecord:
+def record_of(fix: Fix, result: MutantResult | None, debian: list[str], config: str = "",
+              programs: str = "") -> HistoryRecord:
     """A kept fix's record: caught when validate-patch reported its bug as a mutant kill; `result` None: the
     fix was not re-created (no patch), or its patch was not judged yet."""
     if result is None:
@@ -154,7 +156,7 @@ def record_of(fix: Fix, result: MutantResult | None, debian: list[str], config: 
     error = (f"{SAME_CODE}: the patch changes no code this config builds" if result.same_code
              else result.build_error or result.boot_error or "")
     return HistoryRecord(fix.title, fix.commit, fix.patch, verdict, [str(c) for c in result.detected_by],
-                         fix.why + (f" ({error})" if error else ""), debian, config)
+                         fix.why + (f" ({error})" if error else ""), debian, config, programs)
 
 
 def render(records: list[HistoryRecord], fixes: list[Fix], named: dict[str, list[str]],
@@ -187,6 +189,11 @@ def render(records: list[HistoryRecord], fixes: list[Fix], named: dict[str, list
     if configs:
         lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({n} fixes)" for c, n in configs.most_common())
                   + ". A bug only a lockdep, KASAN or PROVE_RCU kernel reports is missed on a kernel without them."]
+    programs = Counter(r.programs or "not recorded (judged before the score kept it)" for r in records if r.config)
+    if programs:
+        lines += ["", "Judged by the reproducers of sigwake " + "; ".join(f"{p} ({n} fixes)"
+                                                                        for p, n in programs.most_common())
+                  + ": a case changed since its record was judged is judged again with `--fix`."]
     missed = [r for r in records if r.verdict != "caught"]
     if missed:
         lines += ["", "## Not caught, and what would catch them", ""]
