@@ -11,11 +11,15 @@
 //  - bpf_ksymbol_subprog_name: a program whose work is a bpf-to-bpf call, loaded
 //    with a JIT: its main function and its subprogram each get a KSYMBOL record
 //    named after itself. Until 47df8a2f78bc perf_event_bpf_emit_ksymbols() named
-//    every subprogram's record after the main program. A kernel that compiles
-//    no subprogram (no JIT) writes one record and cannot tell: `unsupported`.
+//    every subprogram's record after the main program. Only a JIT splits a
+//    program into functions and names their symbols: a kernel without one
+//    (net.core.bpf_jit_enable 0 or absent) cannot tell, nor one whose program
+//    has no BTF function names (the verifier then names a subprogram "F"):
+//    `unsupported`.
 #include <bpf/libbpf.h>
 
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -139,6 +143,9 @@ SIGWAKE_CASE(bpf_ksymbol_subprog_name,
               .kconfig = kBpfConfig + Words{"CONFIG_NET", "CONFIG_BPF_JIT"}}) {
   PerfEvent event = PerfEvent::open(ksymbol_attr(), 0, -1);
   RingBuffer ring = RingBuffer::map(event.fd(), 2);
+  long jit = 0;
+  std::ifstream("/proc/sys/net/core/bpf_jit_enable") >> jit;
+  if (jit == 0) throw Unsupported("no BPF JIT (net.core.bpf_jit_enable 0 or absent): no subprogram symbols to name");
   {
     const Skeleton<subprog_call_bpf, subprog_call_bpf__open, subprog_call_bpf__load, subprog_call_bpf__destroy>
         loaded(report, BPF_PROG_TYPE_RAW_TRACEPOINT);
@@ -153,7 +160,8 @@ SIGWAKE_CASE(bpf_ksymbol_subprog_name,
     return report.decide(Verdict::kNoRecord, "a BPF program loaded; no KSYMBOL record named after its functions");
   }
   if (main_named == 1 && subprog_named == 0) {
-    throw Unsupported("one KSYMBOL record for the program: its subprogram was not compiled apart (no JIT)");
+    throw Unsupported("no KSYMBOL record names the subprogram or repeats the main program's name: its symbol has "
+                      "no function name of ours (no BTF func_info)");
   }
   if (main_named != 1 || subprog_named != 1) {
     return report.decide(Verdict::kWrongCount, std::to_string(main_named) + " KSYMBOL records named after the main "

@@ -4,9 +4,11 @@
 // against what the documented accounting predicts:
 // `measured` when the count is the prediction, `wrong-count` when it is not.
 // Root drops CAP_IPC_LOCK first, so its count is limited and predicted too (as
-// for everyone, the user's locked_vm is shared by all of its processes: nothing
-// else of the user's may hold perf buffers meanwhile). perf_mmap() in kernel/events/core.c charges each
-// buffer's pages to the user's locked_vm up to perf_event_mlock_kb x online
+// for everyone, the user's perf allowance is shared by all of its processes:
+// nothing else of the user's may hold perf buffers meanwhile). perf_mmap() in
+// kernel/events/core.c charges each buffer's pages to the user's perf_mlock
+// (locked_vm before "perf: Track the perf mlock gift separately", see
+// memlock_budget_shared) up to perf_event_mlock_kb x online
 // CPUs, then the rest to the process's pinned_vm up to RLIMIT_MEMLOCK; past
 // that, without CAP_IPC_LOCK, mmap fails with EPERM
 // (Documentation/admin-guide/perf-security.rst, "Memory allocation").
@@ -219,17 +221,19 @@ SIGWAKE_CASE(memlock_budget_shared,
   const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
   const long limit_pages = kChosenMemlockKb / page_kb;
   const long held = limit_pages / kPagesPerBuffer + 1;  // more pages than RLIMIT_MEMLOCK allows
+  if (limit_pages < 2) throw Unsupported("RLIMIT_MEMLOCK 64 KiB is less than two pages here");
   if (held * kPagesPerBuffer > read_mlock_kb() / page_kb * sysconf(_SC_NPROCESSORS_ONLN)) {
     throw Unsupported("perf_event_mlock_kb allows fewer pages than RLIMIT_MEMLOCK 64 KiB here");
   }
   std::vector<PerfEvent> events;  // opened first: a kernel closed to perf says so before io_uring is asked
   for (long i = 0; i < held; ++i) events.push_back(PerfEvent::open(switch_watermark_attr(1), 0, -1));
-  const IoUring ring;  // its own rings are charged too: set up before perf's pages are held
+  const IoUring ring;  // set up before perf's pages are held: newer kernels (6.18 here) charge its rings too
   const int oversized = ring.register_pages(limit_pages + 1);
   report.add("oversized_registered", std::string(oversized == 0 ? "yes" : errno_name(oversized)));
   if (oversized == 0) {
     throw Unsupported("io_uring registered more than RLIMIT_MEMLOCK: it charges this task nothing here");
   }
+  if (oversized != ENOMEM) throw ReproError("io_uring_register(an oversized buffer): " + errno_name(oversized));
   std::vector<RingBuffer> rings;
   for (const PerfEvent& event : events) rings.push_back(RingBuffer::map(event.fd(), 0));
   const int err = ring.register_pages(limit_pages / 2);

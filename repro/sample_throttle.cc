@@ -25,7 +25,7 @@ namespace sigwake {
 namespace {
 
 constexpr char kSampleRate[] = "kernel/perf_event_max_sample_rate";  // refused while throttling is off
-constexpr std::uint64_t kPeriodNs = 10'000;  // perf_swevent_init_hrtimer()'s shortest period
+constexpr std::uint64_t kPeriodNs = 10'000;  // the shortest period perf_swevent_start_hrtimer() arms
 constexpr auto kSpin = 100ms;                // 10 ticks or more at any HZ Debian builds
 
 // The samples of each throttled stretch (from the start or an UNTHROTTLE to the next UNTHROTTLE or the end),
@@ -68,12 +68,14 @@ SIGWAKE_CASE(sample_throttle_per_tick,
                            changed_at("6.16", "f51972e6f8b9", Verdict::kWrongCount, Verdict::kMeasured,
                                       "f51972e6f8b9 \"perf/core: Fix broken throttling when "
                                       "max_samples_per_tick=1\" (v6.16; in the stable review series of 17 and 23 "
-                                      "June 2025: 6.15.3, 6.12.34, 6.6.94, 6.1.142): "
+                                      "June 2025: 6.15.3, 6.12.34, 6.6.94, 6.1.142, 5.15.186, 5.10.239, "
+                                      "5.4.295): "
                                       "__perf_event_account_interrupt() in kernel/events/core.c throttles at the "
                                       "overflow that reaches max_samples_per_tick, the first of a tick included; "
                                       "before, the first was never checked and the rest with '>', one sample more "
                                       "per tick")
-                               .backported({"6.15.3", "6.12.34", "6.6.94", "6.1.142"})},
+                               .backported({"6.15.3", "6.12.34", "6.6.94", "6.1.142", "5.15.186", "5.10.239",
+                                            "5.4.295"})},
               .defining = {"most_samples_before_throttle"},
               .shown = {"throttles", "most_samples_before_throttle"},
               .kconfig = kPerfConfig}) {

@@ -325,8 +325,9 @@ SIGWAKE_CASE(sigtrap_remove_on_exec,
 // The new image of sigtrap_exec_fault: exits 0 when the kept counter (argv[0], removed by the exec) counted a
 // kernel-mode fault after the value its parent image read last (argv[1]), i.e. inside execve().
 SIGWAKE_IMAGE(kept_fd_counted) {
-  if (argc != 2) return kExecSetupFailed;
-  return read_count(std::atoi(argv[0])) > std::strtoull(argv[1], nullptr, 10) ? 0 : kNoFaultInExec;
+  std::uint64_t count = 0;
+  if (argc != 2 || read(std::atoi(argv[0]), &count, sizeof count) != sizeof count) return kExecSetupFailed;
+  return count > std::strtoull(argv[1], nullptr, 10) ? 0 : kNoFaultInExec;
 }
 
 SIGWAKE_IMAGE(fault_on_cue) {
@@ -405,6 +406,12 @@ SIGWAKE_CASE(sigtrap_exec_fault,
     check(fcntl(counter.fd(), F_SETFD, 0) == 0, "fcntl(F_SETFD): the counter kept across the exec");
     char fd_text[16], before_text[24];
     std::snprintf(fd_text, sizeof fd_text, "%d", counter.fd());
+    // The code run between the last look and execve() faulted in now: a user-mode fault there would raise a
+    // SIGTRAP whose signal frame could fault in the kernel, a kernel fault outside execve().
+    std::snprintf(before_text, sizeof before_text, "%llu", static_cast<unsigned long long>(read_count(counter.fd())));
+    for (const void* code : {reinterpret_cast<const void*>(&execv), reinterpret_cast<const void*>(&execve)}) {
+      (void)*static_cast<const volatile char*>(code);
+    }
     close(STDOUT_FILENO);  // the new image is no case: no KTAP of ours
     const SignalCapture::Unblocked here(trap);
     counter.enable();
