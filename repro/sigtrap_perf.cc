@@ -44,6 +44,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -428,6 +429,104 @@ SIGWAKE_CASE(sigtrap_exec_fault,
   decide_after_exec(report, end,
                     "the new image was killed by SIGTRAP: the overflow inside execve() signalled after the exec "
                     "removed the event");
+}
+
+}  // namespace sigwake
+
+namespace sigwake {
+namespace {
+
+// A child that exits before it ever trapped at a context switch ends with this (kNeverTrapped is taken by the
+// exec cases, whose words differ).
+constexpr int kNoSwitchTrap = 7;
+
+// SIGTRAP at each of this task's context switches; they are counted from the scheduler's kernel registers, so
+// exclude_kernel is 0.
+perf_event_attr switch_trap_attr() {
+  perf_event_attr attr = sigtrap_attr(Inherit::kNone);
+  attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  attr.exclude_kernel = 0;
+  return attr;
+}
+
+// In the child: traps at a switch, then blocks SIGTRAP (a traced task would stop for every SIGTRAP, and each
+// stop is a switch that queues the next), says so and waits for the tracer's cue before it exits.
+[[noreturn]] void trap_then_exit(Pipe& trapped, Pipe& cue) {
+  trapped.close_read_end();
+  cue.close_write_end();
+  SignalCapture trap(SIGTRAP);
+  PerfEvent event = PerfEvent::open(switch_trap_attr(), 0, -1);
+  {
+    const SignalCapture::Unblocked here(trap);
+    event.enable();
+    const Deadline deadline(kWakeupBudget);
+    while (trap.count() == 0 && !deadline.expired()) usleep(1000);  // each sleep switches out: an overflow
+  }
+  if (trap.count() == 0) _exit(kNoSwitchTrap);
+  trapped.send_byte();
+  if (!cue.wait_byte(2 * kWakeupBudget)) _exit(kExecSetupFailed);
+  _exit(0);  // the event still on: the exit stop switches out with it
+}
+
+// In the tracer: the first stop after seizing must be the exit stop (SIGTRAP is blocked in the child); it is
+// let go on. Whether it came.
+bool let_exit_stop_go(pid_t child, Pipe& trapped, Pipe& cue) {
+  trapped.close_write_end();  // a child that ends early is seen at once
+  cue.close_read_end();
+  if (!trapped.wait_byte(2 * kWakeupBudget)) return false;  // it never trapped, or was refused: it says why
+  check(ptrace(PTRACE_SEIZE, child, nullptr, PTRACE_O_TRACEEXIT) == 0, "ptrace(PTRACE_SEIZE)");
+  cue.send_byte();
+  int status = 0;
+  check(waitpid(child, &status, 0) == child, "waitpid(the child's first stop)");
+  if (!WIFSTOPPED(status)) throw ReproError("the traced child ended without its exit stop");
+  const bool exit_stop = status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+  check(ptrace(PTRACE_CONT, child, nullptr, exit_stop ? 0 : WSTOPSIG(status)) == 0, "ptrace(PTRACE_CONT)");
+  if (!exit_stop) throw ReproError("the traced child stopped before its exit (status " + std::to_string(status) + ")");
+  return true;
+}
+
+}  // namespace
+
+// The stop puts the task to sleep inside do_exit() before perf_event_exit_task(): that switch overflows the
+// event and queues its SIGTRAP task work, which only exit_task_work() runs, after perf_event_exit_task() set
+// the context's task to TASK_TOMBSTONE. perf_sigtrap() must return there quietly; it splatted "WARNING in
+// perf_sigtrap" from its ctx->task != current test until 3da6bb419750 checked the exit first. The verdict
+// holds the setup (a trap at a switch, the exit stop, a clean end); the WARNING is a kernel report, the
+// finding a kernel without the fix gives.
+SIGWAKE_CASE(sigtrap_exit_stop,
+             {.expected = {always(Verdict::kUnsupported,
+                                  "perf_event_paranoid 2 and above refuse an unprivileged event that counts in the "
+                                  "kernel (perf_allow_kernel() in kernel/events/core.c), and context switches are "
+                                  "counted only there")
+                               .in_passes({"user-paranoid2", "user-paranoid3"}),
+                           always(Verdict::kMeasured,
+                                  "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13) sends "
+                                  "SIGTRAP at each overflow, here each context switch; a ptrace exit stop "
+                                  "(PTRACE_O_TRACEEXIT, ptrace_event() early in do_exit() in kernel/exit.c) is one "
+                                  "more, whose task work runs in exit_task_work(); 3da6bb419750 \"perf/core: Fix WARN "
+                                  "in perf_sigtrap()\" (Debian 6.1.192-1, 6.12.113-1) makes perf_sigtrap() return "
+                                  "for an exited event before its WARN_ON_ONCE(ctx->task != current)")},
+              .defining = {"trapped_before_exit", "exit_stop", "child_exit"},
+              .shown = {"exit_stop", "child_exit"},
+              .kconfig = kPerfConfig}) {
+  Pipe trapped, cue;
+  bool exit_stop = false;
+  const ExecChild end = run_exec_child([&] { trap_then_exit(trapped, cue); },
+                                       [&](pid_t child) { exit_stop = let_exit_stop_go(child, trapped, cue); });
+  end.raise_setup_failure();
+  const bool exited = WIFEXITED(end.status);
+  report.add("trapped_before_exit", !(exited && WEXITSTATUS(end.status) == kNoSwitchTrap));
+  report.add("exit_stop", exit_stop);
+  report.add("child_exit", static_cast<long long>(exited ? WEXITSTATUS(end.status) : -1));
+  report.add("child_killed_by", static_cast<long long>(WIFSIGNALED(end.status) ? WTERMSIG(end.status) : 0));
+  if (exited && WEXITSTATUS(end.status) == kNoSwitchTrap) {
+    return report.decide(Verdict::kNotDelivered, "the child's context switches overflowed the event, no SIGTRAP came");
+  }
+  if (!exit_stop) throw ReproError("the child ended before it said it trapped, and no exit stop was seen");
+  if (!exited || WEXITSTATUS(end.status) != 0) {
+    return report.decide(Verdict::kMisdelivered, "the child did not end cleanly after its exit stop");
+  }
+  report.decide(Verdict::kMeasured, "trapped at a switch, stopped at its exit with the event on, ended cleanly");
 }
 
 }  // namespace sigwake
