@@ -25,6 +25,9 @@ CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"
     ("kasan.log", 2, "kasan", "KASAN: slab-use-after-free Read in perf_output_wakeup", False),
     ("ubsan.log", 1, "ubsan", "UBSAN: shift-out-of-bounds in ring_buffer_init", False),
     ("lockdep.log", 2, "lockdep", "possible deadlock in perf_mmap", False),
+    # A real console: 6.12.118 built with kernel-configs/lockdep.config and fe826cc2654e undone
+    # (bench/history/event-function-call-irqs-on.patch), as exit_wakeup_poll ran; the report whole.
+    ("irq-inversion-6.12.log", 3, "lockdep", "possible deadlock in perf_ctx_lock", False),
     ("hung-task.log", 1, "hung task", "INFO: task hung in perf_event_exit_task", False),
     ("rcu-stall.log", 1, "rcu stall", "INFO: rcu detected stall in perf_output_put_handle", False),
     ("arm64-oops.log", 1, "bug", "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq", True),

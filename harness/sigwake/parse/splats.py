@@ -73,6 +73,18 @@ def _kasan(match: re.Match[str], lines: list[str]) -> str:
     return f"KASAN: {match['what']}{' ' + access if access else ''} in {_clean(match['func'])}"
 
 
+LOCK_SITE = re.compile(r", at: (?P<func>[A-Za-z_][\w.]*)\+0x")  # lockdep's "(&ctx->lock){+...}-{2:2}, at: f+0x28/0x35"
+
+
+def _at_lock_site(prefix: str) -> Callable[[re.Match[str], list[str]], str]:
+    """Where lockdep's report names the lock whose new use it objects to: its first ", at: FUNC" (the lock that
+    "just changed the state"), as syzbot titles an irq lock inversion; else the guilty frame."""
+    def title(match: re.Match[str], lines: list[str]) -> str:
+        site = next((m["func"] for line in lines if (m := LOCK_SITE.search(line))), None)
+        return f"{prefix} in {_clean(site) if site else guilty(lines)}"
+    return title
+
+
 def _in_guilty(prefix: str) -> Callable[[re.Match[str], list[str]], str]:
     return lambda match, lines: f"{prefix} in {guilty(lines)}"
 
@@ -84,6 +96,8 @@ KINDS: tuple[Kind, ...] = (
          lambda match, lines: f"UBSAN: {match['what']} in {guilty(lines)}"),
     Kind("lockdep", re.compile(r"WARNING: (possible circular locking dependency|possible recursive locking|"
                                r"inconsistent lock state|bad unlock balance)"), _in_guilty("possible deadlock"), None),
+    Kind("lockdep", re.compile(r"WARNING: possible irq lock inversion dependency detected"),
+         _at_lock_site("possible deadlock"), None),
     Kind("lockdep", re.compile(r"WARNING: suspicious RCU usage"), _in_guilty("suspicious RCU usage"), None),
     Kind("bug", re.compile(r"BUG: sleeping function called from invalid context"),
          _in_guilty("BUG: sleeping function called from invalid context")),
