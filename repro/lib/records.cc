@@ -60,6 +60,27 @@ std::optional<MmapRecord> parse_mmap(const Record& record) {
   return mmap;
 }
 
+std::optional<Mmap2Record> parse_mmap2(const Record& record) {
+  constexpr std::size_t at = sizeof(perf_event_header);
+  constexpr std::size_t fixed = at + 2 * 4 + 3 * 8 + 2 * 4 + 2 * 8 + 2 * 4;  // ... maj, min, ino, ino_gen, prot, flags
+  if (record.type != PERF_RECORD_MMAP2 || (record.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+      record.bytes.size() <= fixed) {
+    return std::nullopt;
+  }
+  Mmap2Record mmap;
+  mmap.mapping.pid = load<std::uint32_t>(record, at);
+  mmap.mapping.tid = load<std::uint32_t>(record, at + 4);
+  mmap.mapping.addr = load<std::uint64_t>(record, at + 8);
+  mmap.mapping.len = load<std::uint64_t>(record, at + 16);
+  mmap.mapping.pgoff = load<std::uint64_t>(record, at + 24);
+  mmap.maj = load<std::uint32_t>(record, at + 32);
+  mmap.min = load<std::uint32_t>(record, at + 36);
+  mmap.ino = load<std::uint64_t>(record, at + 40);
+  const char* name = reinterpret_cast<const char*>(record.bytes.data() + fixed);
+  mmap.mapping.filename.assign(name, strnlen(name, record.bytes.size() - fixed));
+  return mmap;
+}
+
 std::optional<IpTidSample> parse_ip_tid_sample(const Record& record) {
   if (record.type != PERF_RECORD_SAMPLE || record.bytes.size() < sizeof(perf_event_header) + 16) return std::nullopt;
   const std::size_t at = sizeof(perf_event_header);

@@ -39,6 +39,14 @@ struct MmapRecord {
 };
 std::optional<MmapRecord> parse_mmap(const Record& record);
 
+// A PERF_RECORD_MMAP2 that names its file's device and inode (not a build id: attr.build_id unset).
+struct Mmap2Record {
+  MmapRecord mapping;
+  std::uint32_t maj = 0, min = 0;
+  std::uint64_t ino = 0;
+};
+std::optional<Mmap2Record> parse_mmap2(const Record& record);
+
 // How many PERF_RECORD_MMAPs in `read` are of the mapping at `address` (by thread `tid`, unless 0).
 int count_mmaps_of(const RecordRead& read, std::uint64_t address, std::uint32_t tid = 0);
 

@@ -123,6 +123,29 @@ TEST(ParseMmap, ReadsFieldsAndFilename) {
   EXPECT_EQ(mmap->filename, "//anon");
 }
 
+TEST(ParseMmap2, ReadsTheDeviceInodeAndNameAndRefusesABuildId) {
+  struct {
+    perf_event_header header;
+    std::uint32_t pid, tid;
+    std::uint64_t addr, len, pgoff;
+    std::uint32_t maj, min;
+    std::uint64_t ino, ino_generation;
+    std::uint32_t prot, flags;
+    char filename[16];
+  } raw{{PERF_RECORD_MMAP2, 0, sizeof raw}, 10, 11, 0x7000, 0x1000, 0, 0, 0x2b, 42, 0, 1, 2, "/merged/file"};
+  const auto mmap = parse_mmap2(record_of(raw));
+  ASSERT_TRUE(mmap.has_value());
+  EXPECT_EQ(mmap->mapping.tid, 11u);
+  EXPECT_EQ(mmap->mapping.addr, 0x7000u);
+  EXPECT_EQ(mmap->maj, 0u);
+  EXPECT_EQ(mmap->min, 0x2bu);
+  EXPECT_EQ(mmap->ino, 42u);
+  EXPECT_EQ(mmap->mapping.filename, "/merged/file");
+  EXPECT_FALSE(parse_mmap(record_of(raw)).has_value());
+  raw.header.misc = PERF_RECORD_MISC_MMAP_BUILD_ID;  // the same bytes hold a build id, not a device
+  EXPECT_FALSE(parse_mmap2(record_of(raw)).has_value());
+}
+
 TEST(ParseSample, ReadsIpAndTid) {
   struct {
     perf_event_header header;
