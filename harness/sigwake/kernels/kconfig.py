@@ -15,7 +15,7 @@ ESSENTIAL = "# sigwake: essential"
 
 # Merged in this order. btf.config (slower builds, needs pahole) and
 # debug.config are there to add with --fragment.
-DEFAULT_FRAGMENTS = ("qemu-boot", "perf", "pvh", "bpf")
+DEFAULT_FRAGMENTS = ("qemu-boot", "perf", "pvh", "bpf", "tracepoints")
 
 
 @dataclass(frozen=True)
