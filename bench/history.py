@@ -98,7 +98,7 @@ def main() -> int:
             return 3
     records = [store.get(Path(f.patch).stem) if f.patch else None for f in kept]
     records = [r if r is not None else record_of(f, None, debian(f)) for f, r in zip(kept, records)]
-    seconds = time.monotonic() - start
+    seconds = time.monotonic() - start if todo else None  # --judged-only judged nothing: no time to tell
     markdown = render(records, fixes, named, sources, seconds)
     for path in write_score(args.results, records, markdown, seconds):
         print(path)
