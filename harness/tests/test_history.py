@@ -94,8 +94,8 @@ def test_the_score_counts_only_judged_bugs_and_states_its_population(tmp_path: P
     assert "- perf: b (missed): a race out of reach" in text and "- hardware PMU only: 1" in text
     assert record_of(fixes[1], None, []).verdict == "not-judged"
     # Which reproducers judged each record, said beside the figure: a record kept from before is named so.
-    assert ("Judged by the reproducers of sigwake 216da55c0ffe (1 fixes); not recorded (judged before the score "
-            "kept it) (1 fixes)") in text
+    assert ("Judged by the reproducers of sigwake 216da55c0ffe (1 fix); not recorded (judged before the score "
+            "kept it) (1 fix)") in text
     json_path, md_path = write_score(tmp_path, records, text, 12.0)
     schema.check("history-score", json.loads(json_path.read_text()))
     assert md_path.read_text() == text

@@ -159,6 +159,10 @@ def record_of(fix: Fix, result: MutantResult | None, debian: list[str], config: 
                          fix.why + (f" ({error})" if error else ""), debian, config, programs)
 
 
+def _fixes(n: int) -> str:
+    return f"{n} fix" if n == 1 else f"{n} fixes"
+
+
 def render(records: list[HistoryRecord], fixes: list[Fix], named: dict[str, list[str]],
            sources: list[str], seconds: float | None = None) -> str:
     """Markdown: the figure and its population, one row per kept fix, then the missed and the left out."""
@@ -187,11 +191,11 @@ def render(records: list[HistoryRecord], fixes: list[Fix], named: dict[str, list
                      f"{r.verdict} | {shown} |")
     configs = Counter(r.config for r in records if r.config)
     if configs:
-        lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({n} fixes)" for c, n in configs.most_common())
+        lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({_fixes(n)})" for c, n in configs.most_common())
                   + ". A bug only a lockdep, KASAN or PROVE_RCU kernel reports is missed on a kernel without them."]
     programs = Counter(r.programs or "not recorded (judged before the score kept it)" for r in records if r.config)
     if programs:
-        lines += ["", "Judged by the reproducers of sigwake " + "; ".join(f"{p} ({n} fixes)"
+        lines += ["", "Judged by the reproducers of sigwake " + "; ".join(f"{p} ({_fixes(n)})"
                                                                         for p, n in programs.most_common())
                   + ": a case changed since its record was judged is judged again with `--fix`."]
     missed = [r for r in records if r.verdict != "caught"]
