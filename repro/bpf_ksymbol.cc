@@ -25,6 +25,7 @@
 
 #include "bpf/bpf_output.skel.h"
 #include "bpf/subprog_call.skel.h"
+#include "lib/attrs.h"
 #include "lib/bpf_load.h"
 #include "lib/evidence.h"
 #include "lib/repro.h"
@@ -36,12 +37,8 @@ constexpr std::size_t kNameAt = sizeof(perf_event_header) + 8 + 4 + 2 + 2;  // a
 constexpr std::size_t kIdSample = 16;                                       // PERF_SAMPLE_TID | PERF_SAMPLE_TIME
 
 perf_event_attr ksymbol_attr() {
-  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+  perf_event_attr attr = sideband_attr(PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
   attr.ksymbol = 1;
-  attr.sample_id_all = 1;
-  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
   return attr;
 }
 

@@ -33,6 +33,15 @@ perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes) {
   return attr;
 }
 
+perf_event_attr sideband_attr(std::uint64_t sample_type) {
+  perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+  attr.sample_id_all = 1;
+  attr.sample_type = sample_type;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return attr;
+}
+
 perf_event_attr task_clock_overflow_attr(std::uint64_t period_ns, std::uint32_t ring_bytes) {
   perf_event_attr attr = blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
   attr.sample_period = period_ns;

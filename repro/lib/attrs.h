@@ -22,6 +22,11 @@ perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes = 1);
 // from perf_output_wakeup().
 perf_event_attr task_clock_overflow_attr(std::uint64_t period_ns, std::uint32_t ring_bytes);
 
+// A software DUMMY event that only tells side-band records (the caller sets which: ksymbol, bpf_event,
+// ...), each ending in an id sample of `sample_type` (sample_id_all); exclude_kernel keeps it open at
+// perf_event_paranoid 2.
+perf_event_attr sideband_attr(std::uint64_t sample_type);
+
 // The data pages (log2) of an overflow case's ring: room for far more samples
 // than a case writes before it decides.
 inline constexpr unsigned kOverflowRingPagesLog2 = 3;
