@@ -4,7 +4,7 @@ flavour, every suite, --jobs the cores), how many kernels it ran and how many pa
 its bisections judged, and its lines. The results land where --results says (the run's
 own results/ when you want them kept).
 
-    bench/qa.py [--arch amd64,arm64] [--flavour all] [--jobs N] [--results DIR] [--repeat N]
+    bench/qa.py [--arch amd64,arm64] [--flavour all] [--jobs N] [--results DIR] [--repeat N] [--cpus N]
 """
 
 from __future__ import annotations
@@ -30,18 +30,20 @@ def main() -> int:
     parser.add_argument("--flavour", default="all")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cpus", type=int, default=1)
     parser.add_argument("--results", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sigwake-bench-qa-") as tmp:
         results = args.results or Path(tmp)
         start = time.monotonic()
         status = sigwake(["qa", "--arch", args.arch, "--flavour", args.flavour, "--jobs", str(args.jobs),
-                          "--repeat", str(args.repeat), "--results", str(results), "--quiet"])
+                          "--repeat", str(args.repeat), "--cpus", str(args.cpus), "--results", str(results), "--quiet"])
         seconds = time.monotonic() - start
         lines = load_qa(results)
         kernels = load_results(results).results
     judged = sum(int(m) for line in lines for b in line.boundaries for m in re.findall(r"judged (\d+)", b.how))
     print(f"sigwake qa --arch {args.arch} --flavour {args.flavour} --jobs {args.jobs} --repeat {args.repeat} "
+          f"--cpus {args.cpus} "
           f"on {os.cpu_count()} cores: {seconds:.0f} s wall ({seconds / 60:.1f} min), exit {status}")
     boots = sum(k.boot.seconds or 0.0 for k in kernels if k.runner.mode == "qemu")
     print(f"  {len(kernels)} kernels run in full; their boots alone sum to {boots:.0f} s (what one at a time would "

@@ -79,6 +79,12 @@ def boot_options(p: argparse.ArgumentParser, repeat_per: str = "kernel", agree: 
                         "(0: always --repeat runs; default: %(default)s)")
 
 
+def cpus_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cpus", type=int, default=1,
+                   help="guest vCPUs (default: %(default)s; inherit_time_other_cpu needs 2; more than one under TCG: "
+                        "see README)")
+
+
 def agree_of(args: argparse.Namespace) -> int:
     """--agree as the case loop takes it: 0 (always every run) is --repeat."""
     return args.agree or args.repeat
@@ -135,7 +141,7 @@ def parser() -> argparse.ArgumentParser:
     cache_option(run)
     run.add_argument("--repro-timeout-ms", type=int, default=protocol.DEFAULT_TIMEOUT_MS, help="per reproducer run")
     run.add_argument("--boot-timeout", type=float, default=0.0, help="seconds per boot (default: 60 + reproducers x their timeout)")
-    run.add_argument("--cpus", type=int, default=1, help="guest vCPUs (more than one under TCG: see README)")
+    cpus_option(run)
     quiet_option(run)
     jobs_option(run, "kernels run at once, each its own QEMU, or LAVA jobs in flight (default: the cores, "
                      "%(default)s)")
@@ -178,6 +184,7 @@ def parser() -> argparse.ArgumentParser:
     results_option(qa)
     cache_option(qa)
     boot_options(qa)
+    cpus_option(qa)
     jobs_option(qa, "kernels booted at once (default: %(default)s)")
     quiet_option(qa)
     report_options(qa)
@@ -339,7 +346,7 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
 def qa_command(args: argparse.Namespace) -> int:
     arches = arches_of(args.arch)
     run = RunConfig(REPO, args.build_dir, args.cache, args.results, (), apt_sources=tuple(args.apt_source),
-                    accel=args.accel, repeat=args.repeat, agree=agree_of(args), jobs=args.jobs)
+                    accel=args.accel, repeat=args.repeat, agree=agree_of(args), cpus=args.cpus, jobs=args.jobs)
     config = QaConfig(run, arches, flavours_of(args.flavour, arches), tuple(args.suites) if args.suites else None,
                       not args.no_bisect, args.split)
     progress = Progress(quiet=args.quiet)
