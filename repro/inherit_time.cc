@@ -62,7 +62,8 @@ SIGWAKE_CASE(inherit_time_other_cpu,
                                .backported({"6.1.185", "6.12.23"})},
               .defining = {"enabled_covers_child"},
               .shown = {"child_ran_ms", "enabled_gain_ms"},
-              .kconfig = kPerfConfig}) {
+              .kconfig = kPerfConfig,
+              .cpus = 2}) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
     throw Unsupported("one CPU online: a copy is INACTIVE only in a child on another CPU than its event's (boot "
                       "an SMP kernel with --cpus 2)");

@@ -22,10 +22,10 @@ CRASH = Splat("bug", "PANIC: double fault in kmem_cache_alloc_noprof", 90, "..."
 
 
 def kernel(release: str, cases: list[ReproResult], boot: BootRecord | None = None,
-           splats: list[Splat] | None = None) -> KernelResult:
+           splats: list[Splat] | None = None, cpus: int = 1) -> KernelResult:
     return KernelResult(release, release, Origin("debian", f"linux-image-{release}", "1", "trixie",
                                                  sha256=hashlib.sha256(release.encode()).hexdigest()),
-                        Runner("qemu", 5), boot or BootRecord("ok", 10.0, 900), cases, "2026-11-30T00:00:00+00:00",
+                        Runner("qemu", 5, cpus=cpus), boot or BootRecord("ok", 10.0, 900), cases, "2026-11-30T00:00:00+00:00",
                         "abc", splats=splats or [])
 
 
@@ -41,6 +41,12 @@ def case(name: str, verdict: Verdict, privilege: str = "root", runs: dict[str, i
     # a kernel that suddenly refuses the event where delivered is known: a failure, never a skip
     (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U)]), "watermark_sigio",
      Outcome.FAIL, "refusal", "refusal: unsupported (perf_event_open: EACCES), where delivered is known"),
+    # a case that needs two CPUs, refused on a boot of one: the machine's doing, a skip that says so
+    (kernel("6.12.118+deb13-amd64", [case("inherit_time_other_cpu", U)]), "inherit_time_other_cpu",
+     Outcome.SKIP, None, "needs 2 CPUs and ran on 1 (--cpus 2)"),
+    # ... and refused where it had them: the kernel's refusal, as any other
+    (kernel("6.12.118+deb13-amd64", [case("inherit_time_other_cpu", U)], cpus=2), "inherit_time_other_cpu",
+     Outcome.FAIL, "refusal", "refusal: unsupported (perf_event_open: EACCES), where measured is known"),
     # a refusal that is the known behaviour stays a skip (Debian's paranoid 3)
     (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U, "user-paranoid3")]), "watermark_sigio",
      Outcome.SKIP, None, "perf_event_open: EACCES"),

@@ -118,14 +118,14 @@ std::string expectation_json(const Expectation& e) {
 }  // namespace
 
 std::string facts_json(const std::vector<NamedFacts>& cases) {
-  std::string out = "{\"schema\": 4, \"cases\": [";
+  std::string out = "{\"schema\": 5, \"cases\": [";
   for (const NamedFacts& c : cases) {
     std::string expected = "[";
     for (const Expectation& e : c.facts->expected) expected += (expected.size() > 1 ? ", " : "") + expectation_json(e);
     out += (c.name == cases.front().name ? "\n " : ",\n ") + std::string("{\"name\": ") + quoted(c.name) +
            ", \"expected\": " + expected + "], \"defining\": " + list(c.facts->defining) +
            ", \"shown\": " + list(c.facts->shown) + ", \"kconfig\": " + list(c.facts->kconfig) +
-           ", \"peers\": " + list(c.facts->peers) + "}";
+           ", \"peers\": " + list(c.facts->peers) + ", \"cpus\": " + std::to_string(c.facts->cpus) + "}";
   }
   return out + "]}\n";
 }

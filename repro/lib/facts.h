@@ -48,6 +48,7 @@ struct Facts {
   Words shown;     // evidence a report's cell shows, in this order
   Words kconfig;   // the kernel options it needs (CONFIG_...)
   Words peers;     // upstream selftest programs (tools/testing/selftests/perf_events) whose tests it compares with
+  int cpus = 1;    // the CPUs it needs online: with fewer it is `unsupported`, which a boot of fewer vCPUs explains
 };
 
 // Evidence sets most cases share (evidence.h's helpers report them).

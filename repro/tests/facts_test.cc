@@ -18,15 +18,17 @@ TEST(Facts, EveryFieldIsPrintedAndUnsetOnesAreNull) {
                     .defining = kSiginfoEvidence + Words{"crossings"},
                     .shown = {"records"},
                     .kconfig = kPerfConfig,
-                    .peers = {"watermark_signal"}};
+                    .peers = {"watermark_signal"},
+                    .cpus = 2};
   const std::string json = facts_json({{"one", &facts}, {"two", &facts}});
-  EXPECT_EQ(json.rfind(R"({"schema": 4, "cases": [)", 0), 0u) << json;
+  EXPECT_EQ(json.rfind(R"({"schema": 5, "cases": [)", 0), 0u) << json;
   EXPECT_NE(json.find(R"("before": "not-delivered", "after": "delivered", "since": "6.10", "commit": "fd20bb51ed39", "stable": ["6.6.30"])"),
             std::string::npos);
   EXPECT_NE(json.find(R"("passes": ["root"], "origins": null})"), std::string::npos);
   EXPECT_NE(json.find(R"("since": null, "commit": null, "stable": [])"), std::string::npos);
   EXPECT_NE(json.find(R"("defining": ["si_signo", "si_code", "si_band", "crossings"])"), std::string::npos);
-  EXPECT_NE(json.find(R"("kconfig": ["CONFIG_PERF_EVENTS"], "peers": ["watermark_signal"]})"), std::string::npos);
+  EXPECT_NE(json.find(R"("kconfig": ["CONFIG_PERF_EVENTS"], "peers": ["watermark_signal"], "cpus": 2})"),
+            std::string::npos);
   EXPECT_NE(json.find(R"({"name": "two")"), std::string::npos);
   EXPECT_EQ(json.substr(json.size() - 3), "]}\n");
 }

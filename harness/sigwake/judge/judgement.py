@@ -3,6 +3,7 @@ every report and command takes it from (summary, matrix, KTAP, JUnit, KCIDB,
 HTML, validate-patch, bisect, qa, flavours). In this order:
 
   a kernel report (splat) while the case ran   fail    "splat", even when its verdict was right
+  unsupported on fewer vCPUs than it needs     skip    the machine's doing, not the kernel's (facts' cpus)
   unsupported where a kernel verdict is known  fail    "refusal": the kernel suddenly refuses the event
   unsupported, nothing else known              skip
   the boot ended while the case ran            fail    "lost"
@@ -83,6 +84,15 @@ def splats_of(kernel: KernelResult, case: ReproResult) -> list[Splat]:
     return [s for s in kernel.splats if s.case == case.name and s.privilege == case.privilege]
 
 
+def too_few_cpus(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> str | None:
+    """Why a case that needs more CPUs than the run gave it could not be judged; None when the run's vCPUs
+    (recorded by the harness, not said by the case) were enough or are not known."""
+    facts = catalogue.facts(case.name)
+    if facts is None or not 0 < kernel.runner.cpus < facts.cpus:
+        return None
+    return f"needs {facts.cpus} CPUs and ran on {kernel.runner.cpus} (--cpus {facts.cpus}): {case.reason}"
+
+
 def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judged:
     verdict = case.verdict
     release, origin = expectations.facts_release(kernel.release or "", kernel.kernel_version), kernel.origin.kind
@@ -90,6 +100,8 @@ def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judg
     if found := splats_of(kernel, case):
         titles = "; ".join(dict.fromkeys(s.title for s in found))
         return Judged(kernel, case, Outcome.FAIL, f"kernel splat while it ran: {titles} (verdict {verdict})", "splat")
+    if verdict is Verdict.UNSUPPORTED and (short := too_few_cpus(kernel, case, catalogue)) is not None:
+        return Judged(kernel, case, Outcome.SKIP, short)
     if verdict in (Verdict.BOOT_FAILED, Verdict.TIMEOUT) and kernel.boot.status not in ("ok", "native"):
         if case.reason.startswith(CUT_OFF) and not kernel.boot.target_failed:  # the kernel died or hung under it
             return Judged(kernel, case, Outcome.FAIL, f"{verdict}: {case.reason}", "lost")

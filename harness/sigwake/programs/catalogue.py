@@ -43,6 +43,7 @@ class CaseFacts:
     shown: tuple[str, ...]  # evidence a report's cell shows, in this order
     kconfig: tuple[str, ...]  # kernel options it needs
     peers: tuple[str, ...] = ()  # upstream selftest programs whose tests it is compared with
+    cpus: int = 1  # the CPUs it needs online: with fewer it is unsupported, and the boot's vCPUs are why
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def _tuple(words: list[str] | None) -> tuple[str, ...] | None:
 
 
 def parse(program: str, text: str) -> list[CaseFacts]:
-    """One program's `--list --json`, checked against schemas/case-facts.v4.json."""
+    """One program's `--list --json`, checked against schemas/case-facts.v5.json."""
     try:
         data = json.loads(text)
         schema.check("case-facts", data)
@@ -102,7 +103,7 @@ def parse(program: str, text: str) -> list[CaseFacts]:
                           _tuple(e["passes"]), _tuple(e["origins"]), e["commit"],
                           tuple(_release(r) for r in e["stable"])) for e in c["expected"]),
         tuple(c["defining"]), tuple(c["shown"]), tuple(c["kconfig"]),
-        tuple(c.get("peers", ()))) for c in data["cases"]]
+        tuple(c.get("peers", ())), c.get("cpus", 1)) for c in data["cases"]]
 
 
 def read(programs: dict[str, Path]) -> Catalogue:

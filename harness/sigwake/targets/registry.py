@@ -10,6 +10,7 @@ branches on which one it is."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -60,7 +61,7 @@ class HostTarget:
         return run_host(binaries, config, console_log)
 
     def describe(self, config: RunOptions) -> Runner:
-        return Runner("native", config.repeat)
+        return Runner("native", config.repeat, cpus=len(os.sched_getaffinity(0)))
 
 
 class Place(Protocol):
