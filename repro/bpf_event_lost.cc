@@ -10,13 +10,18 @@
 //    counting the 4 dropped, then that program's BPF_EVENT with its id and tag.
 //    Until eb81a2ed4f52 perf_event_bpf_output() handed its small BPF event
 //    (not its sample data) to perf_output_begin(), so writing the LOST record
-//    wrote the id sample's fields over the event's tag and the stack beyond it.
+//    wrote the id sample's fields into it and the stack beyond it. With the
+//    perf_sample_data layout of v6.3 on (`type` at offset 24) that is the
+//    tag, which then reads as the sample_type: how the bug put back on 6.12
+//    shows. With the older layout (5.1 to 6.2) the fields land past the event,
+//    on the caller's stack: only KASAN or a crash tells, not this case.
 #include <bpf/bpf.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/attrs.h"
@@ -28,7 +33,8 @@
 namespace sigwake {
 namespace {
 
-constexpr int kDroppedAfterFull = 3;  // loads beyond the first one that did not land
+constexpr int kDroppedAfterFull = 3;                 // loads beyond the first one that did not land
+constexpr std::uint64_t kDropped = kDroppedAfterFull + 1;  // what the LOST record must count
 
 // A BPF_EVENT record with sample_id_all and PERF_SAMPLE_TID: header, type, flags, id, tag, then pid and tid.
 struct BpfEventRecord {
@@ -89,7 +95,8 @@ SIGWAKE_CASE(bpf_event_after_lost,
                                     "place it; its upstream release is not confirmed here): "
                                     "perf_event_bpf_output() in kernel/events/core.c hands perf_output_begin() its "
                                     "sample data; before, its BPF event, which the LOST record's id sample "
-                                    "overwrote")
+                                    "overwrote: the tag with v6.3's perf_sample_data layout (as put back on "
+                                    "6.12), the stack past it with 6.2's and older, which this case cannot see")
                                .backported({"6.1.22"})},
               .defining = {"lost", "after_lost"},
               .shown = {"loaded", "lost", "after_lost"},
@@ -114,6 +121,10 @@ SIGWAKE_CASE(bpf_event_after_lost,
   rlimit files{};
   check(getrlimit(RLIMIT_NOFILE, &files) == 0, "getrlimit");
   if (files.rlim_cur < most + 64) {
+    if (files.rlim_max < most + 64) {
+      throw ReproError("RLIMIT_NOFILE's hard limit " + std::to_string(files.rlim_max) + " is short of the " +
+                       std::to_string(most + 64) + " files this ring's loads may keep open");
+    }
     files.rlim_cur = files.rlim_max;
     check(setrlimit(RLIMIT_NOFILE, &files) == 0, "setrlimit");
   }
@@ -125,7 +136,7 @@ SIGWAKE_CASE(bpf_event_after_lost,
     programs.push_back(load_program(report));
     if (dropped >= 0 || ring.head() == before) ++dropped;
   }
-  const std::size_t landed = programs.size() - 1 - (kDroppedAfterFull + 1);
+  const std::size_t landed = programs.size() - 1 - kDropped;
   report.add("loaded", static_cast<long long>(programs.size()));
   const RecordRead full = ring.consume();
   if (full.truncated) throw ReproError("the full ring held a truncated record");
@@ -145,18 +156,30 @@ SIGWAKE_CASE(bpf_event_after_lost,
   report.add("lost", has_lost ? std::to_string(lost.lost) : "none");
   if (!has_lost || !has_told) {
     std::string seen;
-    for (const Record& record : read.records) seen += std::string(seen.empty() ? "" : ",") + record_type_name(record.type);
+    for (const Record& record : read.records) {
+      seen += std::string(seen.empty() ? "" : ",") + record_type_name(record.type);
+    }
     report.add("after_lost", seen.empty() ? "nothing" : seen);
     return report.decide(has_lost ? Verdict::kNoRecord : Verdict::kWrongCount,
-                         "after 4 loads were dropped and the ring read empty, one more load left [" + seen +
-                             "], not LOST then its BPF_EVENT");
+                         "after " + std::to_string(kDropped) + " loads were dropped and the ring read empty, one "
+                         "more load left [" + seen + "], not LOST then its BPF_EVENT");
   }
-  const bool named = told.type == PERF_BPF_EVENT_PROG_LOAD && told.id == last.info.id &&
-                     std::memcmp(told.tag, last.info.tag, BPF_TAG_SIZE) == 0;
-  const bool ours = told.pid == static_cast<std::uint32_t>(getpid()) && told.tid == static_cast<std::uint32_t>(gettid()) &&
-                    lost.pid == told.pid && lost.tid == told.tid;
-  report.add("after_lost", named ? "its program" : "id " + std::to_string(told.id) + " tag " + hex(told.tag, BPF_TAG_SIZE));
-  if (!named || !ours) {
+  // What the BPF_EVENT names, as a word that does not depend on how many programs the boot loaded before.
+  const auto ours = [](std::uint32_t pid, std::uint32_t tid) {
+    return pid == static_cast<std::uint32_t>(getpid()) && tid == static_cast<std::uint32_t>(gettid());
+  };
+  const char* named = "its program";
+  if (told.type != PERF_BPF_EVENT_PROG_LOAD) {
+    named = "not a load";
+  } else if (told.id != last.info.id) {
+    named = "another id";
+  } else if (std::memcmp(told.tag, last.info.tag, BPF_TAG_SIZE) != 0) {
+    named = "another tag";
+  } else if (!ours(told.pid, told.tid) || !ours(lost.pid, lost.tid)) {
+    named = "another task";
+  }
+  report.add("after_lost", named);
+  if (std::string_view(named) != "its program") {
     return report.decide(Verdict::kMisdelivered,
                          "the BPF_EVENT behind the LOST record names id " + std::to_string(told.id) + " tag " +
                              hex(told.tag, BPF_TAG_SIZE) + " for pid/tid " + std::to_string(told.pid) + "/" +
@@ -165,12 +188,14 @@ SIGWAKE_CASE(bpf_event_after_lost,
                              " tag " + hex(last.info.tag, BPF_TAG_SIZE) + ", ours " + std::to_string(getpid()) + "/" +
                              std::to_string(gettid()));
   }
-  if (lost.lost != kDroppedAfterFull + 1 || lost.id != event.id()) {
-    return report.decide(Verdict::kWrongCount, "the LOST record counts " + std::to_string(lost.lost) +
-                                                   " dropped (4 were) for event id " + std::to_string(lost.id));
+  if (lost.lost != kDropped || lost.id != event.id()) {
+    return report.decide(Verdict::kWrongCount, "the LOST record counts " + std::to_string(lost.lost) + " dropped (" +
+                                                   std::to_string(kDropped) + " were) for event id " +
+                                                   std::to_string(lost.id) + " (ours is " +
+                                                   std::to_string(event.id()) + ")");
   }
-  report.decide(Verdict::kMeasured, "a full ring's 4 dropped loads were told as one LOST record, then the next "
-                                    "load's BPF_EVENT named its program's id and tag");
+  report.decide(Verdict::kMeasured, "a full ring's " + std::to_string(kDropped) + " dropped loads were told as one "
+                                    "LOST record, then the next load's BPF_EVENT named its program's id and tag");
 }
 
 }  // namespace sigwake
