@@ -102,6 +102,7 @@ SIGWAKE_CASE(inherit_time_other_cpu,
               .kconfig = kPerfConfig,
               .cpus = 2}) {
   const std::vector<int> cpus = allowed_cpus();
+  report.add("cpus", static_cast<long long>(cpus.size()));
   if (cpus.size() < 2) {
     throw Unsupported("one CPU we may run on: a copy is INACTIVE only in a child on another CPU than its event's "
                       "(boot an SMP kernel with --cpus 2)");

@@ -77,3 +77,11 @@ def test_facts_that_break_the_schema_or_repeat_a_case_are_refused(built: Binarie
     failing.chmod(0o755)
     with pytest.raises(CatalogueError, match="failed \\(3\\): broken"):
         read({"failing": failing})
+
+
+def test_a_boot_of_one_vcpu_leaves_out_the_programs_whose_cases_need_two(built: Binaries) -> None:
+    """validate-patch's default set: what the boot's vCPUs can run (a program named on purpose runs anyway)."""
+    kept, left_out = built.within_cpus(1)
+    assert left_out == {"inherit_time": 2}
+    assert "inherit_time" not in kept.reproducers and "watermark_sigio" in kept.reproducers
+    assert built.within_cpus(2) == (built, {})

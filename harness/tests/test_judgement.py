@@ -34,6 +34,11 @@ def case(name: str, verdict: Verdict, privilege: str = "root", runs: dict[str, i
                        runs or {str(verdict): 5})
 
 
+def needs_two(counted: int) -> ReproResult:
+    """inherit_time_other_cpu (facts: cpus 2) refused, having counted `counted` CPUs it may run on."""
+    return ReproResult("inherit_time_other_cpu", U, "one CPU we may run on", {"cpus": counted}, 1.0, "root", {"unsupported": 5})
+
+
 @pytest.mark.parametrize("k, c, outcome, finding, why", [
     # a WARNING while a case ran fails it though its verdict was right
     (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", D)], splats=[WARN]), "watermark_sigio",
@@ -41,12 +46,17 @@ def case(name: str, verdict: Verdict, privilege: str = "root", runs: dict[str, i
     # a kernel that suddenly refuses the event where delivered is known: a failure, never a skip
     (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U)]), "watermark_sigio",
      Outcome.FAIL, "refusal", "refusal: unsupported (perf_event_open: EACCES), where delivered is known"),
-    # a case that needs two CPUs, refused on a boot of one: the machine's doing, a skip that says so
-    (kernel("6.12.118+deb13-amd64", [case("inherit_time_other_cpu", U)]), "inherit_time_other_cpu",
-     Outcome.SKIP, None, "needs 2 CPUs and ran on 1 (--cpus 2)"),
-    # ... and refused where it had them: the kernel's refusal, as any other
-    (kernel("6.12.118+deb13-amd64", [case("inherit_time_other_cpu", U)], cpus=2), "inherit_time_other_cpu",
-     Outcome.FAIL, "refusal", "refusal: unsupported (perf_event_open: EACCES), where measured is known"),
+    # a case that needs two CPUs, refused on a boot of one, having counted one: the machine's doing, a skip
+    (kernel("6.12.118+deb13-amd64", [needs_two(1)]), "inherit_time_other_cpu",
+     Outcome.SKIP, None, "needs 2 CPUs and ran on 1 (--cpus 2): one CPU we may run on"),
+    # ... but where it counted two on that boot, the refusal is the kernel's
+    (kernel("6.12.118+deb13-amd64", [needs_two(2)]), "inherit_time_other_cpu",
+     Outcome.FAIL, "refusal", "refusal: unsupported (one CPU we may run on), where measured is known"),
+    # ... as on a boot of two, and on a run whose vCPUs are not known (0: older records, some targets)
+    (kernel("6.12.118+deb13-amd64", [needs_two(1)], cpus=2), "inherit_time_other_cpu",
+     Outcome.FAIL, "refusal", "where measured is known"),
+    (kernel("6.12.118+deb13-amd64", [needs_two(1)], cpus=0), "inherit_time_other_cpu",
+     Outcome.FAIL, "refusal", "where measured is known"),
     # a refusal that is the known behaviour stays a skip (Debian's paranoid 3)
     (kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U, "user-paranoid3")]), "watermark_sigio",
      Outcome.SKIP, None, "perf_event_open: EACCES"),

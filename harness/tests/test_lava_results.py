@@ -63,7 +63,8 @@ def test_errors_never_pass(catalogue: Catalogue) -> None:
 def test_the_table_says_what_the_judgement_said_of_each_recorded_kernel(kernel: KernelResult,
                                                                          catalogue: Catalogue) -> None:
     release = tuple(int(p) for p in (kernel.release or "0.0").split("-")[0].split(".")[:2])
-    table = rows_for(lava_table(catalogue, tuple(kernel.paranoid) or PASSES, kernel.origin.kind), release)  # type: ignore[arg-type]
+    table = rows_for(lava_table(catalogue, tuple(kernel.paranoid) or PASSES, kernel.origin.kind,  # type: ignore[arg-type]
+                                kernel.runner.cpus), release)
     compared = 0
     for case in kernel.reproducers:
         facts = catalogue.facts(case.name)

@@ -102,6 +102,7 @@ def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = Fals
 
 def case_loop_options(p: argparse.ArgumentParser, passes: tuple[str, ...], agree: int = protocol.DEFAULT_AGREE) -> None:
     boot_options(p, agree=agree)
+    cpus_option(p)
     p.add_argument("--passes", default=",".join(passes),
                    help=f"privilege passes, comma-separated, of {', '.join(PRIVILEGES)} (default: %(default)s)")
 
@@ -335,7 +336,7 @@ def lava_jobs_command(args: argparse.Namespace, progress: Progress) -> int:
     for arch in dict.fromkeys(k.arch for k in kernels):  # each architecture's own programs in its jobs
         built = binaries.build_for(arch, REPO, args.build_dir, args.cache, progress)
         initrd = built.initramfs(binaries.initramfs_path(arch, args.build_dir))
-        jobs += [prepare_job(k, initrd, lava_table(built.catalogue, config.privileges, k.origin.kind),
+        jobs += [prepare_job(k, initrd, lava_table(built.catalogue, config.privileges, k.origin.kind, config.cpus),
                              len(built.reproducers), config, files, args.device_type)
                  for k in kernels if k.arch == arch]
     for path in write_jobs(jobs, args.directory):
@@ -409,13 +410,18 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     unknown = sorted(set(passes) - set(PRIVILEGES))
     if unknown:
         raise ValueError(f"--passes: unknown pass {', '.join(unknown)}; there are {', '.join(PRIVILEGES)}")
-    return RunOptions(accel, repeat=args.repeat, agree=agree_of(args), privileges=passes)
+    return RunOptions(accel, repeat=args.repeat, agree=agree_of(args), cpus=args.cpus, privileges=passes)
 
 
 def validate_command(args: argparse.Namespace, progress: Progress) -> int:
-    built_programs = binaries.build(REPO, args.build_dir, progress).select(args.repro)
-    work = own_directory(args.cache / "validate")
     config = run_options(args)
+    built_programs = binaries.build(REPO, args.build_dir, progress).select(args.repro)
+    if not args.repro:  # a program named on purpose runs whatever it needs; the default set, what the boot can
+        built_programs, left_out = built_programs.within_cpus(config.cpus)
+        for program, needs in left_out.items():
+            print(f"not run: {program} (its cases need {needs} CPUs: --cpus {needs}, and an SMP kernel: "
+                  f"kernel-configs/smp.config among the --fragment list)")
+    work = own_directory(args.cache / "validate")
     result = validate_patch(builder_of(args), args.tree, fragments_of(args), tuple(args.patch), built_programs,
                             config, work, progress, args.jobs)
     print(f"base    {result.base.tree_state} -> {result.base.image}")

@@ -88,8 +88,9 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, options: RunOpti
                              commit)
 
 
-def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelResult | None:
-    """The kernel's stored result, if it was made from the same image with the same programs and ran."""
+def recorded_before(results_dir: Path, kernel: Kernel, programs: str, cpus: int) -> KernelResult | None:
+    """The kernel's stored result, if it was made from the same image with the same programs on as many vCPUs
+    (a QEMU boot's: a case that needs two is another run on one) and ran."""
     try:
         earlier = load_result(results_dir / f"{kernel.id}.json")
     except (OSError, ValueError, KeyError, TypeError):
@@ -97,7 +98,8 @@ def recorded_before(results_dir: Path, kernel: Kernel, programs: str) -> KernelR
     same_image = earlier.origin.sha256 == kernel.origin.sha256 and (kernel.image is not None or
                                                                     earlier.release == os.uname().release)
     ran = earlier.boot.status in ("ok", "native")
-    return earlier if same_image and ran and earlier.runner.programs == programs else None
+    same_cpus = earlier.runner.mode != "qemu" or earlier.runner.cpus == cpus
+    return earlier if same_image and ran and same_cpus and earlier.runner.programs == programs else None
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,8 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
 
     pending = []
     for kernel in kernels:
-        earlier = recorded_before(config.results_dir, kernel, kits[kernel.arch].programs) if config.resume else None
+        programs = kits[kernel.arch].programs
+        earlier = recorded_before(config.results_dir, kernel, programs, config.cpus) if config.resume else None
         if earlier is not None:
             progress.step(f"{kernel.id}: recorded before for this image and these programs, kept (--resume)")
             summary.results.append(earlier)

@@ -86,9 +86,13 @@ def splats_of(kernel: KernelResult, case: ReproResult) -> list[Splat]:
 
 def too_few_cpus(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> str | None:
     """Why a case that needs more CPUs than the run gave it could not be judged; None when the run's vCPUs
-    (recorded by the harness, not said by the case) were enough or are not known."""
+    (recorded by the harness, 0 where not known) were enough, or the case counted enough itself (its `cpus`
+    evidence, where it reports one: a guest that brought up fewer than it was given is the kernel's)."""
     facts = catalogue.facts(case.name)
     if facts is None or not 0 < kernel.runner.cpus < facts.cpus:
+        return None
+    counted = case.evidence.get("cpus")
+    if isinstance(counted, int) and counted >= facts.cpus:
         return None
     return f"needs {facts.cpus} CPUs and ran on {kernel.runner.cpus} (--cpus {facts.cpus}): {case.reason}"
 

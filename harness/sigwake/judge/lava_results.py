@@ -27,9 +27,14 @@ def releases(catalogue: Catalogue) -> list[Version]:
     return [(0, 0), *sorted(since | branches)]
 
 
-def shown(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str, verdict: Verdict) -> str:
+def shown(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str, verdict: Verdict,
+          cpus: int = 0) -> str:
     """LAVA's word for one run's verdict: a refusal that is what is known of the kernel (Debian's at
-    perf_event_paranoid 3) is the kernel's known behaviour, a pass; one nothing explains, a skip."""
+    perf_event_paranoid 3) is the kernel's known behaviour, a pass; one nothing explains, or one of a case
+    needing more CPUs than the job's `cpus` (0: not known), a skip."""
+    facts = catalogue.facts(name)
+    if verdict is Verdict.UNSUPPORTED and facts is not None and 0 < cpus < facts.cpus:
+        return "skip"
     outcome = verdict_judged(catalogue, name, privilege, release, origin, verdict)[0]
     known = expected(catalogue, name, release, privilege, origin)
     if outcome is Outcome.SKIP and known is not None and known.verdict is verdict:
@@ -37,15 +42,17 @@ def shown(catalogue: Catalogue, name: str, privilege: str, release: str, origin:
     return RESULT.get(outcome, "fail")
 
 
-def passing(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str) -> tuple[str, ...]:
+def passing(catalogue: Catalogue, name: str, privilege: str, release: str, origin: str,
+            cpus: int = 0) -> tuple[str, ...]:
     """"<verdict>:<result>" for each kernel verdict LAVA is to show as pass or skip."""
-    words = (f"{v}:{shown(catalogue, name, privilege, release, origin, v)}" for v in Verdict if v.is_kernel_verdict)
+    words = (f"{v}:{shown(catalogue, name, privilege, release, origin, v, cpus)}" for v in Verdict
+             if v.is_kernel_verdict)
     return tuple(w for w in words if not w.endswith(":fail"))
 
 
-def lava_table(catalogue: Catalogue, privileges: tuple[str, ...], origin: str) -> str:
+def lava_table(catalogue: Catalogue, privileges: tuple[str, ...], origin: str, cpus: int = 0) -> str:
     """One row per release, pass and case, `<major.minor> <pass> <program>.<case> <verdict>:<result>...`,
-    and a row only where a release changes what the one before it said."""
+    and a row only where a release changes what the one before it said; `cpus`: the job's vCPUs."""
     names = {f"{facts.program}.{facts.name}": facts.name for facts in catalogue.cases.values()}
     names[ANY_CASE] = ANY_CASE
     said: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -54,7 +61,7 @@ def lava_table(catalogue: Catalogue, privileges: tuple[str, ...], origin: str) -
         release = f"{major}.{minor}"
         for privilege in privileges:
             for guest_name, name in names.items():
-                words = passing(catalogue, name, privilege, release, origin)
+                words = passing(catalogue, name, privilege, release, origin, cpus)
                 if said.get((privilege, guest_name)) != words:
                     said[(privilege, guest_name)] = words
                     lines.append(" ".join((release, privilege, guest_name, *words)))

@@ -34,6 +34,14 @@ class Binaries:
         chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
         return dataclasses.replace(self, reproducers=chosen)
 
+    def within_cpus(self, cpus: int) -> tuple[Binaries, dict[str, int]]:
+        """The programs a boot of `cpus` vCPUs can run, and each left out with the CPUs its cases need (every
+        case of it needs more: facts' cpus)."""
+        needs = {p: min((c.cpus for c in self.catalogue.cases.values() if c.program == p), default=1)
+                 for p in self.reproducers}
+        left_out = {p: n for p, n in needs.items() if n > cpus}
+        return self.select([p for p in self.reproducers if p not in left_out]), left_out
+
     def digest(self) -> str:
         """sha256 over every program that runs: a result made by other programs is another result."""
         digest = hashlib.sha256()

@@ -35,7 +35,7 @@ class LavaLab:
 
     server: LavaServer
     files: LavaFiles
-    table: Callable[[Catalogue, tuple[str, ...], str], str]
+    table: Callable[[Catalogue, tuple[str, ...], str, int], str]
     device_type: str = "qemu"
     start_timeout_s: float = 1800.0  # a job still queued after this is canceled and recorded as timeout
     poll_s: float = 5.0
@@ -164,7 +164,7 @@ class LavaTarget:
         it (fresh_boots.py), as a local boot has; the first job's id and page are the result's."""
         programs = sorted(binaries.reproducers)
         cases = binaries.catalogue.cases_of(programs)
-        table = self.lab.table(binaries.catalogue, config.privileges, self.kernel.origin.kind)
+        table = self.lab.table(binaries.catalogue, config.privileges, self.kernel.origin.kind, config.cpus)
         jobs: list[tuple[str, str]] = []
 
         def boot(log: Path, resume: str, offset: int) -> BootRead:
