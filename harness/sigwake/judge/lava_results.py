@@ -32,13 +32,13 @@ def shown(catalogue: Catalogue, name: str, privilege: str, release: str, origin:
     """LAVA's word for one run's verdict: a refusal that is what is known of the kernel (Debian's at
     perf_event_paranoid 3) is the kernel's known behaviour, a pass; one nothing explains, or one of a case
     needing more CPUs than the job's `cpus` (0: not known), a skip."""
-    facts = catalogue.facts(name)
-    if verdict is Verdict.UNSUPPORTED and facts is not None and 0 < cpus < facts.cpus:
-        return "skip"
     outcome = verdict_judged(catalogue, name, privilege, release, origin, verdict)[0]
     known = expected(catalogue, name, release, privilege, origin)
     if outcome is Outcome.SKIP and known is not None and known.verdict is verdict:
         return "pass"
+    facts = catalogue.facts(name)
+    if verdict is Verdict.UNSUPPORTED and facts is not None and 0 < cpus < facts.cpus:
+        return "skip"
     return RESULT.get(outcome, "fail")
 
 
