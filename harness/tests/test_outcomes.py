@@ -34,6 +34,9 @@ class FakeBinaries:
     def select(self, names: list[str]) -> FakeBinaries:
         return self
 
+    def within_cpus(self, cpus: int) -> tuple[FakeBinaries, dict[str, int]]:
+        return self, {}
+
 
 def kernel(state: str) -> BuiltKernel:
     return BuiltKernel(Path(f"/k/{state}"), state, state, Path("log"), 1.0)
