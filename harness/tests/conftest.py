@@ -89,3 +89,25 @@ def test_programs() -> dict[str, Path]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: builds kernels from source (minutes); select with -m slow, skip with -m 'not slow'")
+    config.addinivalue_line("markers", "xdist_group(name): tests that share a costly session fixture, kept on "
+                                       "one pytest-xdist worker (./sigwake test runs two, --dist loadgroup)")
+
+
+# The costliest groups first, so that with two workers neither waits alone at the end: the kernel-source
+# tests (one tree, built cold once, ~30 min here) and the tests that share the session's local run.
+GROUPS_FIRST = ("kernel-source", "local-run")
+
+
+def group_of(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0]) if mark is not None else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which names each item's worker group from its mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test that uses local_run joins its group (computed once, on one worker); the groups go first."""
+    for item in items:
+        if "local_run" in getattr(item, "fixturenames", ()) and group_of(item) is None:
+            item.add_marker(pytest.mark.xdist_group("local-run"))
+    rank = {name: i for i, name in enumerate(GROUPS_FIRST)}
+    items.sort(key=lambda item: rank.get(group_of(item) or "", len(GROUPS_FIRST)))  # stable: file order kept

@@ -39,7 +39,8 @@ from sigwake.targets.qemu import Accel
 from sigwake.commands.validate import validate_patch
 from sigwake.core.verdicts import Verdict
 
-pytestmark = pytest.mark.slow
+# One worker holds the tree and its objects: a second would build 6.12 cold again.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("kernel-source")]
 
 PATCHES = Path(__file__).parent / "kernel-patches"
 REVERT_6_12 = PATCHES / "0001-Revert-perf-ring_buffer-Trigger-IO-signals-for-watermark_wakeup-6.12.patch"

@@ -123,7 +123,7 @@ def arch_kit(arch: str, config: RunConfig, host: ArchKit, place: Place, progress
         raise BuildError(missing)
     built = binaries_mod.build_for(arch, config.source, config.build_dir, config.cache, progress,
                                    host.selftests)
-    initrd = built.initramfs(binaries_mod.initramfs_path(arch, config.build_dir))
+    initrd = built.initramfs(binaries_mod.initramfs_path(arch, config.build_dir, bool(built.peers)))
     options = place.options_for(host.options, arch, config.accel)
     progress.step(f"{arch}: accelerator {options.accel.name} ({options.accel.reason})")
     return ArchKit(built, initrd, options, place.machine(arch), built.digest(), host.selftests)
@@ -137,7 +137,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     cache = KernelCache(config.cache, config.apt_sources)
     selftests = peers.selftest_sources(cache, progress) if config.peer_selftests else None
     built = binaries_mod.build(config.source, config.build_dir, progress, selftests=selftests)
-    initrd = built.initramfs(binaries_mod.initramfs_path(HOST_ARCH, config.build_dir))
+    initrd = built.initramfs(binaries_mod.initramfs_path(HOST_ARCH, config.build_dir, bool(built.peers)))
     place: Place = config.lab or QemuHere()
     accel = place.accel(config.accel)
     progress.step(f"accelerator: {accel.name} ({accel.reason})")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.atomic import atomic_write
+from ..core.file_lock import held
 from .build import BuildError
 from .debian import AptSuite, DebianError
 from ..core.progress import Progress
@@ -40,23 +41,24 @@ def sysroot(target: CrossTarget, cache_root: Path, progress: Progress) -> Path:
     """The target's static libraries and headers, from bookworm (the release the host builds with)."""
     root = cache_root / "sysroot" / target.arch
     stamp = root / ".complete"
-    if stamp.exists():
-        return root
-    apt = AptSuite("bookworm", cache_root / "apt" / f"bookworm-{target.arch}", arch=target.arch)
-    debs = cache_root / "sysroot" / f"{target.arch}-debs"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    try:
-        apt.update(progress)
-        for name in SYSROOT_PACKAGES:
-            found = apt.packages(re.escape(name), prefix=name)
-            if not found:
-                raise BuildError(f"bookworm {target.arch} has no {name}")
-            deb = apt.download(found[0], debs, progress)
-            subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True, capture_output=True, timeout=300)
-    except DebianError as e:
-        raise BuildError(f"the {target.arch} sysroot: {e}") from e
-    stamp.touch()
+    with held(root.with_name(f"{target.arch}.lock"), progress, f"the {target.arch} sysroot"):
+        if stamp.exists():
+            return root
+        apt = AptSuite("bookworm", cache_root / "apt" / f"bookworm-{target.arch}", arch=target.arch)
+        debs = cache_root / "sysroot" / f"{target.arch}-debs"
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        try:
+            apt.update(progress)
+            for name in SYSROOT_PACKAGES:
+                found = apt.packages(re.escape(name), prefix=name)
+                if not found:
+                    raise BuildError(f"bookworm {target.arch} has no {name}")
+                deb = apt.download(found[0], debs, progress)
+                subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True, capture_output=True, timeout=300)
+        except DebianError as e:
+            raise BuildError(f"the {target.arch} sysroot: {e}") from e
+        stamp.touch()
     return root
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import apt_pkg
 
-from ..core.atomic import atomic_stream
+from ..core.atomic import atomic_stream, atomic_write
+from ..core.file_lock import held
 from ..core.progress import EVERY_S, Progress
 
 DOWNLOAD_TIMEOUT_S = 900.0
@@ -85,16 +86,18 @@ class AptSuite:
         (self.root / "state/status").touch()
         lines = list(self.lines) or [f"deb [signed-by={KEYRING}] {mirror} {dist} main"
                                      for mirror, dist in SUITE_SOURCES[self.suite]]
-        (self.root / "sources.list").write_text("\n".join(lines) + "\n")
+        atomic_write(self.root / "sources.list", "\n".join(lines) + "\n")  # another reader may be in apt-cache
 
     def update(self, progress: Progress, force: bool = False) -> None:
-        self.prepare()
-        stamp = self.root / "updated"
-        if not force and stamp.exists() and time.time() - stamp.stat().st_mtime < LISTS_MAX_AGE_S:
-            return
-        progress.step(f"apt: updating the package lists of {self.suite} (private state in {self.root})")
-        self._run(["apt-get", *self.options(), "-q", "update"])
-        stamp.touch()
+        # One updater per state: apt runs here with its own locking off (Debug::NoLocking).
+        with held(self.root / "update.lock", progress, f"the apt state of {self.suite}"):
+            self.prepare()
+            stamp = self.root / "updated"
+            if not force and stamp.exists() and time.time() - stamp.stat().st_mtime < LISTS_MAX_AGE_S:
+                return
+            progress.step(f"apt: updating the package lists of {self.suite} (private state in {self.root})")
+            self._run(["apt-get", *self.options(), "-q", "update"])
+            stamp.touch()
 
     def packages(self, pattern: str, prefix: str = "linux-") -> list[Package]:
         """Every package whose whole name matches the Python regex `pattern` (and starts with `prefix`),

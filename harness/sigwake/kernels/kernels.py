@@ -8,10 +8,12 @@ import hashlib
 import json
 import os
 import re
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.atomic import atomic_write
+from ..core.file_lock import held
 from ..core.debian_names import BOOTABLE_ARCHES, FLAVOURS, SERIES, as_glob, ending
 from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, apt_source, extract_file, extract_image
 from ..core.model import Origin
@@ -196,20 +198,27 @@ class KernelCache:
         where = ", ".join([a.suite for a in candidates])
         raise KernelSpecError(f"no package {name!r} in {where}" + "".join(f"; unreadable: {u}" for u in unreadable))
 
+    def holding(self, package: Package, progress: Progress) -> AbstractContextManager[None]:
+        """One process at a time on a package's .deb (its name and version name the file in debs/) and on
+        what is extracted from it."""
+        lock = self.root / "locks" / f"{package.name}_{package.version}_{package.arch}.lock"
+        return held(lock, progress, f"{package.name} {package.version}")
+
     def fetch(self, package: Package, progress: Progress) -> Kernel:
         """The package's kernel image, from the cache or downloaded and extracted once."""
         where = self.root / "kernels" / f"{package.name}_{package.version}"
         if package.suite not in SUITE_SOURCES:  # a distro's own repository: never Debian's image of the same name
             where = where.with_name(f"{where.name}_{self.suite(package.suite).root.name}")
         image, meta = where / "vmlinuz", where / "origin.json"
-        if not (image.is_file() and meta.is_file()):
-            where.mkdir(parents=True, exist_ok=True)
-            deb = self.suite(package.suite, package.arch).download(package, self.root / "debs", progress)
-            progress.step(f"extracting the kernel image from {deb.name}")
-            extract_image(deb, image)
-            deb.unlink()
-            origin = Origin("debian", package.name, package.version, package.suite, sha256=sha256_of(image))
-            atomic_write(meta, json.dumps(origin.to_json(), indent=2) + "\n")
+        with self.holding(package, progress):
+            if not (image.is_file() and meta.is_file()):
+                where.mkdir(parents=True, exist_ok=True)
+                deb = self.suite(package.suite, package.arch).download(package, self.root / "debs", progress)
+                progress.step(f"extracting the kernel image from {deb.name}")
+                extract_image(deb, image)
+                deb.unlink()
+                origin = Origin("debian", package.name, package.version, package.suite, sha256=sha256_of(image))
+                atomic_write(meta, json.dumps(origin.to_json(), indent=2) + "\n")
         origin = Origin(**json.loads(meta.read_text()))
         if sha256_of(image) != origin.sha256:
             raise DebianError(f"cached image {image} does not match its recorded sha256; delete {where}")
@@ -221,14 +230,15 @@ class KernelCache:
         package = self.find_package(f"linux-source-{series}", progress)
         where = self.root / "sources" / f"{package.name}_{package.version}"
         tarball = where / f"linux-source-{series}.tar.xz"
-        if not tarball.is_file():
-            where.mkdir(parents=True, exist_ok=True)
-            deb = self.suite(package.suite).download(package, self.root / "debs", progress)
-            progress.step(f"extracting {tarball.name} from {deb.name}")
-            member = re.compile(rf"^\./usr/src/linux-source-{re.escape(series)}\.tar\.xz$")
-            if extract_file(deb, member, tarball) is None:
-                raise DebianError(f"{deb.name} holds no usr/src/linux-source-{series}.tar.xz")
-            deb.unlink()
+        with self.holding(package, progress):
+            if not tarball.is_file():
+                where.mkdir(parents=True, exist_ok=True)
+                deb = self.suite(package.suite).download(package, self.root / "debs", progress)
+                progress.step(f"extracting {tarball.name} from {deb.name}")
+                member = re.compile(rf"^\./usr/src/linux-source-{re.escape(series)}\.tar\.xz$")
+                if extract_file(deb, member, tarball) is None:
+                    raise DebianError(f"{deb.name} holds no usr/src/linux-source-{series}.tar.xz")
+                deb.unlink()
         return tarball
 
     def source_changelog(self, series: str, progress: Progress) -> Path:
@@ -236,13 +246,14 @@ class KernelCache:
         version took, by subject), from the same package as source_tarball(); cached."""
         package = self.find_package(f"linux-source-{series}", progress)
         changelog = self.root / "sources" / f"{package.name}_{package.version}" / "changelog.Debian.gz"
-        if not changelog.is_file():
-            changelog.parent.mkdir(parents=True, exist_ok=True)
-            deb = self.suite(package.suite).download(package, self.root / "debs", progress)
-            member = re.compile(rf"^\./usr/share/doc/linux-source-{re.escape(series)}/changelog\.Debian\.gz$")
-            if extract_file(deb, member, changelog) is None:
-                raise DebianError(f"{deb.name} holds no usr/share/doc/linux-source-{series}/changelog.Debian.gz")
-            deb.unlink()
+        with self.holding(package, progress):
+            if not changelog.is_file():
+                changelog.parent.mkdir(parents=True, exist_ok=True)
+                deb = self.suite(package.suite).download(package, self.root / "debs", progress)
+                member = re.compile(rf"^\./usr/share/doc/linux-source-{re.escape(series)}/changelog\.Debian\.gz$")
+                if extract_file(deb, member, changelog) is None:
+                    raise DebianError(f"{deb.name} holds no usr/share/doc/linux-source-{series}/changelog.Debian.gz")
+                deb.unlink()
         return changelog
 
     def resolve(self, spec: str | DebianQuery, progress: Progress) -> list[Kernel]:

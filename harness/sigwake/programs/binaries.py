@@ -14,6 +14,7 @@ from . import initramfs
 from ..kernels.build import BuildError
 from .catalogue import Catalogue
 from ..kernels.cross import CROSS_TARGETS, cross_file
+from ..core.file_lock import held
 from ..core.progress import Progress
 from ..core.debian_names import HOST_ARCH
 
@@ -66,13 +67,15 @@ def build(source: Path, build_dir: Path, progress: Progress, cross_file: Path | 
     """The programs for this machine, or (with a Meson cross file, see cross.py, and the catalogue of this
     machine's build: a cross build's programs cannot run here) for another architecture; with `selftests`
     (peers.selftest_sources()), the upstream selftests built from there as peers."""
-    if not (build_dir / "build.ninja").exists():
-        _run(["meson", "setup", str(build_dir), str(source), *(["--cross-file", str(cross_file)] if cross_file else [])],
-             progress)
-    if selftests is not None:  # --reconfigure: a build dir set up before the option existed learns it
-        _run(["meson", "setup", "--reconfigure", str(build_dir), str(source), f"-Dselftests={selftests}"], progress)
-    _run(["meson", "compile", "-C", str(build_dir)], progress)
-    return locate(build_dir, catalogue, with_peers=selftests is not None)
+    # One Meson at a time in a build dir (meson setup takes an existing directory that holds only the lock).
+    with held(build_dir / ".sigwake-build.lock", progress, f"the build directory {build_dir}"):
+        if not (build_dir / "build.ninja").exists():
+            _run(["meson", "setup", str(build_dir), str(source),
+                  *(["--cross-file", str(cross_file)] if cross_file else [])], progress)
+        if selftests is not None:  # --reconfigure: a build dir set up before the option existed learns it
+            _run(["meson", "setup", "--reconfigure", str(build_dir), str(source), f"-Dselftests={selftests}"], progress)
+        _run(["meson", "compile", "-C", str(build_dir)], progress)
+        return locate(build_dir, catalogue, with_peers=selftests is not None)
 
 
 def build_dir_for(arch: str, build_dir: Path) -> Path:
@@ -80,8 +83,9 @@ def build_dir_for(arch: str, build_dir: Path) -> Path:
     return build_dir if arch == HOST_ARCH else build_dir.with_name(f"{build_dir.name}-{arch}")
 
 
-def initramfs_path(arch: str, build_dir: Path) -> Path:
-    return build_dir_for(arch, build_dir) / "sigwake-initramfs.cpio"
+def initramfs_path(arch: str, build_dir: Path, with_peers: bool = False) -> Path:
+    """Named for what it holds, so two runs at once (one with the peers) never boot each other's."""
+    return build_dir_for(arch, build_dir) / f"sigwake-initramfs{'-peers' if with_peers else ''}.cpio"
 
 
 def build_for(arch: str, source: Path, build_dir: Path, cache_root: Path, progress: Progress,
