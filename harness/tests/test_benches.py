@@ -34,6 +34,7 @@ def test_boot_to_verdict_prints_its_figures_for_one_kernel(kernel_6_12: Kernel) 
     assert "bisection probe (watermark_sigio, root): " in done.stdout, done.stdout
 
 
+@pytest.mark.xdist_group("host-perf")  # every reproducer natively: with the other host tests (test_native.py)
 def test_soak_prints_its_table_natively() -> None:
     done = bench("soak.py", "--native", "2", "--guest", "0", timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

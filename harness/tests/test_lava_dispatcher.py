@@ -27,8 +27,9 @@ from sigwake.targets import qemu
 
 DEVICE_TYPES = Path("/usr/share/lava-server/device-types")  # lava-server's templates, as a lab renders them
 
-pytestmark = pytest.mark.skipif(shutil.which("lava-run") is None or not DEVICE_TYPES.is_dir(),
-                                reason="LAVA is not installed (./sigwake test installs lava-dispatcher, lava-server)")
+pytestmark = [pytest.mark.skipif(shutil.which("lava-run") is None or not DEVICE_TYPES.is_dir(),
+                                 reason="LAVA is not installed (./sigwake test installs lava-dispatcher, lava-server)"),
+              pytest.mark.xdist_group("local-run")]  # beside the lab's tests (test_lava_server.py)
 
 
 def device_description(context: dict[str, object]) -> str:

@@ -31,9 +31,11 @@ from image_files import corrupt_bzimage
 from sigwake.store.store import load_result
 from sigwake.core.verdicts import Verdict
 
-pytestmark = pytest.mark.skipif(any(shutil.which(t) is None for t in ("lava-server", "lava-worker", "lavacli")),
-                                reason="LAVA is not installed (./sigwake test installs lava-server, lava-dispatcher, "
-                                       "lavacli)")
+pytestmark = [pytest.mark.skipif(any(shutil.which(t) is None for t in ("lava-server", "lava-worker", "lavacli")),
+                                 reason="LAVA is not installed (./sigwake test installs lava-server, lava-dispatcher, "
+                                        "lavacli)"),
+              # One lab per suite, beside the dispatcher's tests: they share /var/lib/lava/dispatcher and its logs.
+              pytest.mark.xdist_group("local-run")]
 
 
 @pytest.fixture(scope="module")

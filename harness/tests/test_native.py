@@ -20,6 +20,10 @@ from sigwake.kernels.kernels import host_kernel
 from sigwake.targets.registry import HostTarget
 from sigwake.core.verdicts import Verdict
 
+# Real perf on this host, one test at a time: the user's perf mlock allowance and the CPUs are shared by every
+# process of the user (memlock_budget*), so no two of these may run on two workers at once.
+pytestmark = pytest.mark.xdist_group("host-perf")
+
 
 @pytest.fixture(scope="module")
 def host_run(built: Binaries, tmp_path_factory: pytest.TempPathFactory) -> KernelOutcome:

@@ -23,6 +23,10 @@ from sigwake.programs.binaries import Binaries
 
 NOPERF = Path(__file__).resolve().parents[2] / "build" / "repro" / "tests" / "sigwake-test-noperf"  # perf_event_open fails with ENOSYS under it
 
+# Real perf on this host, one test at a time: the user's perf mlock allowance and the CPUs are shared by every
+# process of the user (memlock_budget*), so no two of these may run on two workers at once.
+pytestmark = pytest.mark.xdist_group("host-perf")
+
 
 def run(path: Path, *wrapper: str) -> tuple[dict[str, tuple[Verdict, str, Evidence]], int]:
     """(case -> (verdict, reason, evidence)) as the harness reads them, and the exit code."""

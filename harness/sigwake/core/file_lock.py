@@ -24,15 +24,16 @@ class LockTimeout(RuntimeError):
 
 
 @contextmanager
-def held(lock: Path, progress: Progress, what: str) -> Iterator[None]:
-    """`lock` held exclusively for the block; `what` names the thing it guards in the waiting message."""
+def held(lock: Path, progress: Progress, what: str, shared: bool = False) -> Iterator[None]:
+    """`lock` held for the block, exclusively or (`shared`, for readers) beside other readers; `what` names
+    the thing it guards in the waiting message."""
     lock.parent.mkdir(parents=True, exist_ok=True)
     with lock.open("a") as f:
         deadline = time.monotonic() + LOCK_DEADLINE_S
         said = False
         while True:
             try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(f, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:

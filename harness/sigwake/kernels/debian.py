@@ -103,10 +103,12 @@ class AptSuite:
         """Every package whose whole name matches the Python regex `pattern` (and starts with `prefix`),
         newest first."""
         regex = re.compile(pattern)
-        names = [n for n in self._run(["apt-cache", *self.options(), "pkgnames", prefix]).split() if regex.fullmatch(n)]
-        if not names:
-            return []
-        stanzas = self._run(["apt-cache", *self.options(), "show", "--no-all-versions", *names])
+        with held(self.root / "update.lock", Progress(quiet=True), f"the apt state of {self.suite}", shared=True):
+            names = [n for n in self._run(["apt-cache", *self.options(), "pkgnames", prefix]).split()
+                     if regex.fullmatch(n)]
+            if not names:
+                return []
+            stanzas = self._run(["apt-cache", *self.options(), "show", "--no-all-versions", *names])
         found = [
             Package(self.suite, name, version, self.arch)
             for name, version in re.findall(r"^Package: (\S+)\n(?:.*\n)*?Version: (\S+)$", stanzas, re.M)
@@ -114,7 +116,10 @@ class AptSuite:
         apt_pkg.init_system()
         return sorted(found, key=cmp_to_key(compare_versions), reverse=True)
 
-    def download(self, package: Package, dest_dir: Path, progress: Progress) -> Path:
+    def download(self, package: Package, debs: Path, progress: Progress) -> Path:
+        """The package's .deb, in a folder of its own under `debs` (its name, version and architecture): another
+        version or architecture of the same name, fetched at the same time, never meets it."""
+        dest_dir = debs / f"{package.name}_{package.version.replace(':', '%3a')}_{package.arch}"
         dest_dir.mkdir(parents=True, exist_ok=True)
         existing = sorted(dest_dir.glob(f"{package.name}_*.deb"))
         if existing:

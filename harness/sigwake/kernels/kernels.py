@@ -154,6 +154,12 @@ def image_format(head: bytes) -> str | None:
     return None
 
 
+def discard(deb: Path) -> None:
+    """A .deb once its one file is extracted, with the folder download() gave it."""
+    deb.unlink()
+    deb.parent.rmdir()
+
+
 @dataclass(frozen=True)
 class KernelCache:
     root: Path  # e.g. ~/.cache/sigwake
@@ -216,7 +222,7 @@ class KernelCache:
                 deb = self.suite(package.suite, package.arch).download(package, self.root / "debs", progress)
                 progress.step(f"extracting the kernel image from {deb.name}")
                 extract_image(deb, image)
-                deb.unlink()
+                discard(deb)
                 origin = Origin("debian", package.name, package.version, package.suite, sha256=sha256_of(image))
                 atomic_write(meta, json.dumps(origin.to_json(), indent=2) + "\n")
         origin = Origin(**json.loads(meta.read_text()))
@@ -238,7 +244,7 @@ class KernelCache:
                 member = re.compile(rf"^\./usr/src/linux-source-{re.escape(series)}\.tar\.xz$")
                 if extract_file(deb, member, tarball) is None:
                     raise DebianError(f"{deb.name} holds no usr/src/linux-source-{series}.tar.xz")
-                deb.unlink()
+                discard(deb)
         return tarball
 
     def source_changelog(self, series: str, progress: Progress) -> Path:
@@ -253,7 +259,7 @@ class KernelCache:
                 member = re.compile(rf"^\./usr/share/doc/linux-source-{re.escape(series)}/changelog\.Debian\.gz$")
                 if extract_file(deb, member, changelog) is None:
                     raise DebianError(f"{deb.name} holds no usr/share/doc/linux-source-{series}/changelog.Debian.gz")
-                deb.unlink()
+                discard(deb)
         return changelog
 
     def resolve(self, spec: str | DebianQuery, progress: Progress) -> list[Kernel]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from ..core.file_lock import held
 from ..core.progress import Progress
 from ..kernels.kernels import KernelCache
 
@@ -25,11 +26,16 @@ def selftest_sources(cache: KernelCache, progress: Progress) -> Path:
     top = f"linux-source-{SERIES}"
     root = cache.root / "peers" / top
     wanted = root / top / "tools" / "testing" / "selftests" / "perf_events"
-    if (wanted / "watermark_signal.c").is_file():
+    extracted = root / ".extracted"  # written once tar has finished: a file seen mid-extraction says nothing
+    if extracted.is_file():
         return wanted
-    tarball = cache.source_tarball(SERIES, progress)
-    progress.step(f"extracting the perf selftests from {tarball.name}")
-    root.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["tar", "-xJf", str(tarball), "-C", str(root), *(f"{top}/{m}" for m in MEMBERS)], check=True,
-                   timeout=900, capture_output=True)
+    with held(root.with_name(f"{top}.lock"), progress, "the perf selftests' sources"):
+        if extracted.is_file():  # another sigwake extracted them while we waited
+            return wanted
+        tarball = cache.source_tarball(SERIES, progress)
+        progress.step(f"extracting the perf selftests from {tarball.name}")
+        root.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["tar", "-xJf", str(tarball), "-C", str(root), *(f"{top}/{m}" for m in MEMBERS)], check=True,
+                       timeout=900, capture_output=True)
+        extracted.touch()
     return wanted
