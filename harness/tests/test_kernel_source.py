@@ -9,6 +9,7 @@ is incremental (bench/kernel_build.py times 6.1's builds)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -67,7 +68,9 @@ def touch_comment(tree: Path, path: str, text: str) -> None:
 
 @pytest.fixture(scope="session")
 def builder(cache_root: Path) -> KernelBuilder:
-    return KernelBuilder(cache_root)
+    """Two more jobs than cores: this group is the suite's critical path (its cold build first), and the other
+    test worker's guests then take the smaller share of the cores rather than half."""
+    return KernelBuilder(cache_root, jobs=(os.cpu_count() or 1) + 2)
 
 
 @pytest.fixture(scope="session")
