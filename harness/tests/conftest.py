@@ -94,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # The costliest groups first, so that with two workers neither waits alone at the end: the kernel-source
-# tests (one tree, built cold once, ~30 min here) and the tests that share the session's local run.
+# tests (one tree, built cold once, about 40 min here) and the tests that share the session's local run.
 GROUPS_FIRST = ("kernel-source", "local-run")
 
 

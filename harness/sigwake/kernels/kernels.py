@@ -205,8 +205,8 @@ class KernelCache:
         raise KernelSpecError(f"no package {name!r} in {where}" + "".join(f"; unreadable: {u}" for u in unreadable))
 
     def holding(self, package: Package, progress: Progress) -> AbstractContextManager[None]:
-        """One process at a time on a package's .deb (its name and version name the file in debs/) and on
-        what is extracted from it."""
+        """One process at a time on a package's .deb (download() gives it a folder named for the package's name,
+        version and architecture) and on what is extracted from it."""
         lock = self.root / "locks" / f"{package.name}_{package.version}_{package.arch}.lock"
         return held(lock, progress, f"{package.name} {package.version}")
 
@@ -233,34 +233,27 @@ class KernelCache:
 
     def source_tarball(self, series: str, progress: Progress) -> Path:
         """linux-source-<series>'s tarball (e.g. 6.1, 6.12), from the first suite that has it; cached."""
-        package = self.find_package(f"linux-source-{series}", progress)
-        where = self.root / "sources" / f"{package.name}_{package.version}"
-        tarball = where / f"linux-source-{series}.tar.xz"
-        with self.holding(package, progress):
-            if not tarball.is_file():
-                where.mkdir(parents=True, exist_ok=True)
-                deb = self.suite(package.suite).download(package, self.root / "debs", progress)
-                progress.step(f"extracting {tarball.name} from {deb.name}")
-                member = re.compile(rf"^\./usr/src/linux-source-{re.escape(series)}\.tar\.xz$")
-                if extract_file(deb, member, tarball) is None:
-                    raise DebianError(f"{deb.name} holds no usr/src/linux-source-{series}.tar.xz")
-                discard(deb)
-        return tarball
+        return self._source_file(series, f"usr/src/linux-source-{series}.tar.xz", progress)
 
     def source_changelog(self, series: str, progress: Progress) -> Path:
         """linux-source-<series>'s changelog.Debian.gz (the upstream stable releases and fixes each Debian
         version took, by subject), from the same package as source_tarball(); cached."""
+        return self._source_file(series, f"usr/share/doc/linux-source-{series}/changelog.Debian.gz", progress)
+
+    def _source_file(self, series: str, member: str, progress: Progress) -> Path:
+        """One file of linux-source-<series>'s package (`member`, its path there), extracted once into
+        sources/<package>_<version>/ under its own name."""
         package = self.find_package(f"linux-source-{series}", progress)
-        changelog = self.root / "sources" / f"{package.name}_{package.version}" / "changelog.Debian.gz"
+        dest = self.root / "sources" / f"{package.name}_{package.version}" / member.rsplit("/", 1)[-1]
         with self.holding(package, progress):
-            if not changelog.is_file():
-                changelog.parent.mkdir(parents=True, exist_ok=True)
+            if not dest.is_file():
+                dest.parent.mkdir(parents=True, exist_ok=True)
                 deb = self.suite(package.suite).download(package, self.root / "debs", progress)
-                member = re.compile(rf"^\./usr/share/doc/linux-source-{re.escape(series)}/changelog\.Debian\.gz$")
-                if extract_file(deb, member, changelog) is None:
-                    raise DebianError(f"{deb.name} holds no usr/share/doc/linux-source-{series}/changelog.Debian.gz")
+                progress.step(f"extracting {dest.name} from {deb.name}")
+                if extract_file(deb, re.compile(rf"^\./{re.escape(member)}$"), dest) is None:
+                    raise DebianError(f"{deb.name} holds no {member}")
                 discard(deb)
-        return changelog
+        return dest
 
     def resolve(self, spec: str | DebianQuery, progress: Progress) -> list[Kernel]:
         """A query (expand_specs turns `default` into them), `host`, a path to an image, or a Debian package name."""
