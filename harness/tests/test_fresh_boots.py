@@ -32,12 +32,14 @@ class FakeBoot:
         return self.key
 
 
-def boots_of(script: list[FakeBoot], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[FakeBoot]:
+def boots_of(script: list[FakeBoot], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+             fresh_boots: bool = True) -> list[FakeBoot]:
     given = list(script)
     monkeypatch.setattr(qemu_run, "boot_once", lambda *args, **kwargs: given.pop(0))
     monkeypatch.setattr(qemu_run, "combine_boots", lambda boots, *args: boots)
     kernel = Kernel("k", Origin("file"), tmp_path / "vmlinuz")
-    return qemu_run.run_qemu(kernel, tmp_path / "initrd", ["p"], RunOptions(qemu.Accel("tcg", "test")),
+    return qemu_run.run_qemu(kernel, tmp_path / "initrd", ["p"],
+                             RunOptions(qemu.Accel("tcg", "test"), fresh_boots=fresh_boots),
                              tmp_path / "console.log")  # type: ignore[return-value]
 
 
@@ -45,6 +47,11 @@ def test_fresh_boots_go_on_while_each_gets_further(monkeypatch: pytest.MonkeyPat
     boots = boots_of([FakeBoot("root/p/a", 10), FakeBoot("root/p/b", 10), FakeBoot("", 10, "", "ok")], monkeypatch,
                      tmp_path)
     assert [b.key for b in boots] == ["root/p/a", "root/p/b", ""]
+
+
+def test_without_fresh_boots_a_crash_ends_the_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    boots = boots_of([FakeBoot("root/p/a", 10), FakeBoot("", 10, "", "ok")], monkeypatch, tmp_path, fresh_boots=False)
+    assert [b.key for b in boots] == ["root/p/a"]
 
 
 def test_a_boot_that_gets_no_further_ends_them_and_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

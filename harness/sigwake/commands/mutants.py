@@ -8,14 +8,15 @@ evidence, or a kernel report under a case, that changed in the first boot and
 again in a second boot of the mutant (the result keeps one run's evidence). A
 mutant kernel that dies or hangs under a case in both of its boots is killed by
 the cases it died under, as the suite would report it (a crash under a case is a
-finding); the cases its boots never reached say nothing. A mutant whose kernel's
+finding); the cases its boots never reached say nothing, so its boots do not go on in fresh ones (a kernel
+that hangs under every case would otherwise be booted once per case, twice). A mutant whose kernel's
 code (vmlinux .text, .rodata and .data) is the unpatched kernel's byte for byte
 is equivalent, with that proof, and is not booted."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..programs.binaries import Binaries
@@ -118,6 +119,12 @@ def cut_off(outcome: KernelOutcome) -> set[tuple[str, str]]:
     return {(r.privilege, r.name) for r in outcome.reproducers if r.reason.startswith(CUT_OFF)}
 
 
+def judging_options(config: RunOptions) -> RunOptions:
+    """The options a mutant's kernel and the unpatched one boot with: no fresh boots after a crash or hang, since
+    the case it died under in both boots is what kills it and the cases after it say nothing."""
+    return replace(config, fresh_boots=False)
+
+
 def good_boot(boot: Boot, built: BuiltKernel, label: str,
               died_under_a_case: bool = False) -> tuple[KernelOutcome | None, str]:
     """A boot that finished, booted once more when the first did not; None and both reasons when neither did.
@@ -140,7 +147,8 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
     result as soon as it exists (a long score keeps what it judged)."""
     work.mkdir(parents=True, exist_ok=True)
     initrd = binaries.initramfs(work / "guest.cpio")
-    boot = boot or (lambda built, label: boot_built(built, initrd, binaries, config,
+    judging = judging_options(config)
+    boot = boot or (lambda built, label: boot_built(built, initrd, binaries, judging,
                                                     work / f"{label.replace(' ', '-')}.console.log", label, progress))
     base = builder.build(BuildRequest(tree, fragments), progress)
     before, why = good_boot(boot, base, "unpatched")

@@ -16,9 +16,10 @@ from .interpret import BootRead
 BootOnce = Callable[[Path, str, int], BootRead]
 
 
-def with_fresh_boots(boot_once: BootOnce, console_log: Path, cap_s: float) -> list[BootRead]:
+def with_fresh_boots(boot_once: BootOnce, console_log: Path, cap_s: float, fresh: bool = True) -> list[BootRead]:
+    """The first boot, and (with `fresh`, RunOptions.fresh_boots) the fresh ones after it."""
     boots = [boot_once(console_log, "", 0)]
-    while boots[-1].resumable():
+    while fresh and boots[-1].resumable():
         spent = sum(b.outcome.seconds for b in boots)
         key = boots[-1].resume_key()
         stop = ""

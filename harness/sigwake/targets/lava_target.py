@@ -171,7 +171,7 @@ class LavaTarget:
             read, job = self.one_job(programs, table, config, log, resume, offset)
             jobs.append(job)
             return read
-        boots = with_fresh_boots(boot, console_log, config.timeout_for(len(programs)))
+        boots = with_fresh_boots(boot, console_log, config.timeout_for(len(programs)), config.fresh_boots)
         judged = combine_boots(boots, programs, config.privileges, config.repeat, cases)
         job_id, job_url = next((j for j in jobs if j[0]), ("", ""))
         if len(jobs) > 1:  # the result names the first; the rest are said, each with its console in the log

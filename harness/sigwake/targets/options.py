@@ -28,6 +28,7 @@ class RunOptions:
     stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
     slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
     peers: int = 0  # upstream selftest programs the guest runs after the cases (each up to its own deadline)
+    fresh_boots: bool = True  # after a crash or hang under a run, the runs after it go on in fresh boots
 
     def timeout_for(self, programs: int) -> float:
         """A cap for the whole boot: every program run may take two wakeup budgets per case it holds

@@ -38,5 +38,5 @@ def run_qemu(kernel: Kernel, initrd: Path, programs: list[str], config: RunOptio
 
     def boot(log: Path, resume: str, offset: int) -> BootRead:
         return boot_once(kernel, initrd, config, log, mode, timeout_s, resume, offset)
-    boots = with_fresh_boots(boot, console_log, timeout_s) if mode == "run" else [boot(console_log, "", 0)]
+    boots = with_fresh_boots(boot, console_log, timeout_s, fresh=mode == "run" and config.fresh_boots)
     return combine_boots(boots, programs, privileges, config.repeat, cases)
