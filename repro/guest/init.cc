@@ -35,6 +35,7 @@
 #include "../lib/kernel_path.h"
 #include "case_loop.h"
 #include "frame.h"
+#include "loopback.h"
 #include "protocol.h"
 
 namespace {
@@ -82,6 +83,7 @@ int main() {
   mount("devtmpfs", "/dev", "devtmpfs", 0, nullptr);  // EBUSY where the kernel mounted it already
   mount("proc", "/proc", "proc", 0, nullptr);
   mount("sysfs", "/sys", "sysfs", 0, nullptr);
+  sigwake::bring_up_loopback();  // a case that finds it down says so (unsupported)
 
   // The boot prints notices and worse (loglevel=6 on the command line: the banner, a report at boot); from
   // here on every kernel message but debug reaches the console, so a hung-task report (KERN_INFO lines
