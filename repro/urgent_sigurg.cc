@@ -5,8 +5,9 @@
 // kill_fasync_rcu() passes on to send_sigio() only when F_SETSIG named a
 // signal (SIGURG is already the signal). Both run in the loopback's softirq
 // under the receiving socket's lock, for a process-group owner (F_SETOWN with
-// -pgrp) through the group's tasks, before the byte's segment is queued (its
-// POLL_IN comes after). Cases: _pgrp (SIGURG comes), _setsig (SIGURG, and
+// -pgrp) through a walk of the group's tasks, before the byte's segment is
+// queued (its POLL_IN comes after). The group's leader is gone, so only that
+// walk reaches us: the pgid names no task of its own. Cases: _pgrp (SIGURG comes), _setsig (SIGURG, and
 // F_SETSIG's signal, first with POLL_PRI and POLLPRI in si_band). A plain
 // SIGIO kill_fasync_rcu() wrongly sent without F_SETSIG would merge with the
 // segment's POLL_IN SIGIO, and a plain SIGIO says no reason: no case sees it.
@@ -16,6 +17,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,7 +40,10 @@ class LoopbackConnection {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t length = sizeof address;
     auto* const any = reinterpret_cast<sockaddr*>(&address);
-    check(bind(listener_, any, length) == 0, "bind 127.0.0.1");
+    if (bind(listener_, any, length) != 0) {  // lo down has no 127.0.0.1 yet
+      if (errno == EADDRNOTAVAIL) throw Unsupported("bind 127.0.0.1: EADDRNOTAVAIL (the loopback interface is down)");
+      check(false, "bind 127.0.0.1");
+    }
     check(listen(listener_, 1) == 0, "listen");
     check(getsockname(listener_, any, &length) == 0, "getsockname");
     client_ = tcp_socket();
@@ -75,8 +80,33 @@ class LoopbackConnection {
 
 }  // namespace
 
-// One urgent byte to a socket our process group owns, with O_ASYNC and F_SETSIG `signo` (0: none): how
-// many of each signal came, and whether the byte arrived (POLLPRI).
+// While it lives we are the only member of a process group whose leader was
+// killed and reaped: pid_task() on its pgid finds nobody, and only a walk of
+// the group (do_each_pid_task(PIDTYPE_PGID)) reaches us. Then back home.
+class LeaderlessGroup {
+ public:
+  LeaderlessGroup() : home_(getpgrp()), id_(fork_stopped([] {}, /*own_group=*/true)) {
+    const bool joined = setpgid(0, id_) == 0;
+    const int err = errno;
+    kill(id_, SIGKILL);
+    while (waitpid(id_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    errno = err;
+    check(joined, "setpgid into a stopped child's group");
+  }
+  LeaderlessGroup(const LeaderlessGroup&) = delete;
+  LeaderlessGroup& operator=(const LeaderlessGroup&) = delete;
+  ~LeaderlessGroup() { setpgid(0, home_); }
+
+  pid_t id() const { return id_; }
+
+ private:
+  pid_t home_;
+  pid_t id_;
+};
+
+// One urgent byte to a socket a leaderless process group of ours owns, with O_ASYNC and F_SETSIG `signo`
+// (0: none): how many of each signal came, and whether the byte arrived (POLLPRI).
 struct Urgent {
   SignalCapture sigurg{SIGURG};  // ignored by default: caught and counted instead
   SignalCapture sigio{SIGIO};    // the segment's POLL_IN without F_SETSIG: caught, not judged
@@ -84,7 +114,8 @@ struct Urgent {
 
   void send(Report& report, int signo) {
     LoopbackConnection tcp;
-    const pid_t group = getpgrp();
+    const LeaderlessGroup owner;
+    const pid_t group = owner.id();
     check(fcntl(tcp.server(), F_SETOWN, -group) == 0, "F_SETOWN to our process group");
     if (fcntl(tcp.server(), F_GETOWN) != -group) throw Misdelivered("F_GETOWN does not read back the process group");
     const int flags = fcntl(tcp.server(), F_GETFL);

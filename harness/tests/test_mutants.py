@@ -164,6 +164,38 @@ def test_a_kernel_that_dies_under_a_case_in_both_boots_is_killed_by_that_case(
     assert [c.case for c in result.detected_by] == killed_by
 
 
+def reported_under(outcome: KernelOutcome, name: str) -> KernelOutcome:
+    """The boot with a kernel report under `name`, as a crash's own Oops is attributed."""
+    outcome.splats.append(Splat("oops", "general protection fault in send_sigio", 1, "Oops", privilege="root",
+                                case=name))
+    return outcome
+
+
+def test_dying_twice_under_a_case_kills_whatever_report_it_printed(tmp_path: Path, catalogue: Catalogue) -> None:
+    # the crash's own report makes the case's change a splat (which alone needs a second boot): the deaths decide
+    crashed = [reported_under(boot(died_under("owner_gone_thread"), status="boot-failed"), "owner_gone_thread")
+               for _ in range(2)]
+    results, fake = run({"base": [boot(case(D, si_code=1), gone(N))], "m": crashed}, tmp_path, catalogue)
+    assert results["m"].verdict == "detected" and fake.asked == ["unpatched", "m", "m again"]
+    assert [c.case for c in results["m"].detected_by] == ["owner_gone_thread"]
+
+
+def test_a_case_the_unpatched_kernel_died_under_kills_no_mutant(tmp_path: Path, catalogue: Catalogue) -> None:
+    base = [boot(died_under("owner_gone_thread"), status="boot-failed"), boot(case(D, si_code=1), gone(N))]
+    mutant = [boot(died_under("owner_gone_thread"), status="boot-failed")] * 2
+    results, _ = run({"base": base, "m": mutant}, tmp_path, catalogue)
+    assert results["m"].verdict == "boot failed"
+
+
+def test_a_second_boot_that_never_reaches_the_case_leaves_the_mutant_undecided(tmp_path: Path,
+                                                                              catalogue: Catalogue) -> None:
+    # evidence changed in the first boot; the boots meant to see it again died before that case ran
+    never = boot(never_ran("setsig_siginfo_watermark"), status="boot-failed")
+    results, fake = run({"base": [BASE], "m": [boot(case(D, si_code=6)), never, never]}, tmp_path, catalogue)
+    assert fake.asked == ["unpatched", "m", "m second", "m second again"]
+    assert results["m"].verdict == "boot failed" and "undecided" in (results["m"].boot_error or "")
+
+
 def test_a_base_that_fails_once_is_booted_again_and_twice_stops_the_score(tmp_path: Path, catalogue: Catalogue) -> None:
     results, fake = run({"base": [boot(status="boot-failed"), BASE], "m": [boot(case(N))]}, tmp_path, catalogue, {"b"})
     assert fake.asked[:2] == ["unpatched", "unpatched again"]

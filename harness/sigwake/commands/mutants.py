@@ -7,9 +7,13 @@ that holds in every repeat: a verdict that changed in every run, or defining
 evidence, or a kernel report under a case, that changed in the first boot and
 again in a second boot of the mutant (the result keeps one run's evidence). A
 mutant kernel that dies or hangs under a case in both of its boots is killed by
-the cases it died under, as the suite would report it (a crash under a case is a
-finding); the cases its boots never reached say nothing, so its boots do not go on in fresh ones (a kernel
-that hangs under every case would otherwise be booted once per case, twice). A mutant whose kernel's
+that case, as the suite would report it (a crash under a case is a finding),
+whatever report it printed, unless the unpatched kernel died under that case in
+a boot of its own; the cases its boots never reached say nothing, so its boots
+do not go on in fresh ones (a kernel that hangs under every case would otherwise
+be booted once per case, twice; the history score judges alike). A change that
+needs a second boot to kill, in a case that second boot never reached, leaves
+the mutant undecided (boot failed), never survived. A mutant whose kernel's
 code (vmlinux .text, .rodata and .data) is the unpatched kernel's byte for byte
 is equivalent, with that proof, and is not booted."""
 
@@ -46,8 +50,9 @@ class MutantResult:
     patch: Path
     changes: list[CaseChange] = field(default_factory=list)  # every case whose outcome is not "no change"
     build_error: str | None = None
-    boot_error: str | None = None  # the mutant kernel's boot failed twice (neither killed nor survived)
+    boot_error: str | None = None  # its boots failed twice, or left it undecided (neither killed nor survived)
     died: str = ""  # how the mutant kernel died or hung under a case in both boots (the cases cut off kill it)
+    died_under: list[CaseChange] = field(default_factory=list)  # the changes of the cases it died under twice
     confirmed: list[CaseChange] = field(default_factory=list)  # evidence or splat changes seen again in a second boot
     same_code: bool = False  # its kernel's code is the unpatched kernel's: equivalent, with proof
 
@@ -58,7 +63,7 @@ class MutantResult:
     @property
     def detected_by(self) -> list[CaseChange]:
         """The changes that kill it: a verdict changed in every run, or evidence changed in two boots."""
-        return [c for c in self.changes if solid(c)] + self.confirmed
+        return [c for c in self.changes if solid(c) and c not in self.died_under] + self.died_under + self.confirmed
 
     @property
     def verdict(self) -> str:
@@ -125,19 +130,40 @@ def judging_options(config: RunOptions) -> RunOptions:
     return replace(config, fresh_boots=False)
 
 
-def good_boot(boot: Boot, built: BuiltKernel, label: str,
-              died_under_a_case: bool = False) -> tuple[KernelOutcome | None, str]:
-    """A boot that finished, booted once more when the first did not; None and both reasons when neither did.
-    With `died_under_a_case`, two boots that both died or hung under one same case give the second: its cut-off
-    cases are what changed (a kernel that died before any case, or not twice alike, blames none)."""
+@dataclass(frozen=True)
+class Booted:
+    """good_boot()'s answer: the boot to judge by (None: neither finished, nor died alike), why the boots did not
+    finish, the cases both died or hung under, and those any failed boot died or hung under."""
+
+    outcome: KernelOutcome | None
+    why: str = ""
+    died_under: frozenset[tuple[str, str]] = frozenset()
+    crashed_under: frozenset[tuple[str, str]] = frozenset()
+
+
+def good_boot(boot: Boot, built: BuiltKernel, label: str, died_under_a_case: bool = False,
+              flaky: frozenset[tuple[str, str]] = frozenset()) -> Booted:
+    """A boot that finished, booted once more when the first did not. With `died_under_a_case`, two boots that
+    both died or hung under one same case give the second, and that case (a kernel that died before any case, or
+    not twice alike, blames none); a case in `flaky` (the unpatched kernel died under it too) is never blamed."""
     first = boot(built, label)
     if first.boot.status == "ok":
-        return first, ""
+        return Booted(first)
     second = boot(built, f"{label} again")
     if second.boot.status == "ok":
-        return second, ""
+        return Booted(second, crashed_under=frozenset(cut_off(first)))
     why = f"{first.boot.status}: {first.boot.detail}; again {second.boot.status}: {second.boot.detail}"
-    return (second, why) if died_under_a_case and cut_off(first) & cut_off(second) else (None, why)
+    crashed = frozenset(cut_off(first) | cut_off(second))
+    died = frozenset(cut_off(first) & cut_off(second)) - flaky if died_under_a_case else frozenset()
+    return Booted(second if died else None, why, died, crashed)
+
+
+def unreached(change: CaseChange, again: Booted) -> bool:
+    """Whether a second boot, booted to see `change` again, never ran its case to the end."""
+    if again.outcome is None:
+        return True
+    ran = {(r.privilege, r.name): r for r in again.outcome.reproducers}.get((change.privilege, change.case))
+    return ran is None or ran.reason.startswith((CUT_OFF, NEVER_RAN))
 
 
 def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patches: list[Path], binaries: Binaries,
@@ -151,9 +177,10 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
     boot = boot or (lambda built, label: boot_built(built, initrd, binaries, judging,
                                                     work / f"{label.replace(' ', '-')}.console.log", label, progress))
     base = builder.build(BuildRequest(tree, fragments), progress)
-    before, why = good_boot(boot, base, "unpatched")
+    unpatched = good_boot(boot, base, "unpatched")
+    before = unpatched.outcome
     if before is None:
-        raise BaseBootError(f"the unpatched kernel did not boot cleanly twice ({why}): the score stops")
+        raise BaseBootError(f"the unpatched kernel did not boot cleanly twice ({unpatched.why}): the score stops")
     # A case that errs on the unpatched kernel errs on every mutant too: it could kill none, and would pass for
     # a case that saw nothing (a reproducer that needs what the scored kernel lacks). Stop and say which.
     broken = [f"{r.name} [{r.privilege}]: {r.reason}" for r in before.reproducers if not r.verdict.is_kernel_verdict
@@ -179,18 +206,25 @@ def score(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...], patch
         if built.code and built.code == base.code:
             judged(MutantResult(patch, same_code=True))
             continue
-        after, why = good_boot(boot, built, patch.stem, died_under_a_case=True)
-        if after is None:
-            judged(MutantResult(patch, boot_error=why))
+        booted = good_boot(boot, built, patch.stem, died_under_a_case=True, flaky=unpatched.crashed_under)
+        if booted.outcome is None:
+            judged(MutantResult(patch, boot_error=booted.why))
             continue
-        changes = [c for c in pair(before, after, binaries.catalogue) if c.outcome != "no change"]
-        if why:  # it died under a case: the cases its boots never reached say nothing
+        changes = [c for c in pair(before, booted.outcome, binaries.catalogue) if c.outcome != "no change"]
+        if booted.why:  # it died under a case: the cases its boots never reached say nothing
             changes = [c for c in changes if c.after is not None and not c.after.reason.startswith(NEVER_RAN)]
-        result = MutantResult(patch, changes, died=why)
-        if not any(solid(c) for c in result.changes) and any(needs_second_boot(c) for c in result.changes):
-            again, _ = good_boot(boot, built, f"{patch.stem} second", died_under_a_case=True)
-            second = pair(before, again, binaries.catalogue) if again else []
+        result = MutantResult(patch, changes, died=booted.why,
+                              died_under=[c for c in changes if (c.privilege, c.case) in booted.died_under])
+        if not result.detected_by and any(needs_second_boot(c) for c in result.changes):
+            again = good_boot(boot, built, f"{patch.stem} second", died_under_a_case=True,
+                              flaky=unpatched.crashed_under)
+            second = pair(before, again.outcome, binaries.catalogue) if again.outcome else []
             result.confirmed = [c for c in result.changes if needs_second_boot(c) and recurs(c, second)]
+            result.died_under = [c for c in second if (c.privilege, c.case) in again.died_under]
+            missed = [c for c in result.changes if needs_second_boot(c) and unreached(c, again)]
+            if not result.detected_by and missed:
+                result.boot_error = (f"undecided: the second boot, to see {missed[0].case} [{missed[0].privilege}] "
+                                     f"again, never ran it to the end ({again.why or 'cut off'})")
         judged(result)
     return results
 
