@@ -49,6 +49,9 @@ def test_debian_refuses_unprivileged_perf_at_paranoid_3(catalogue: Catalogue) ->
     assert want is not None and want.verdict is Verdict.UNSUPPORTED and "Debian" in want.source
     # Not a fact about other kernels, nor about other passes.
     assert expectations.expected(catalogue, "watermark_sigio", "7.2.13", "user-paranoid3", "file").verdict is Verdict.DELIVERED
+    # a case that opens no perf event (a socket's urgent data) is not refused by perf's paranoia
+    assert expectations.expected(catalogue, "urgent_sigurg_pgrp", "7.2.13", "user-paranoid3", "debian").verdict \
+        is Verdict.DELIVERED
     assert expectations.expected(catalogue, "watermark_sigio", "6.1.0", "user-paranoid2", "debian").verdict is Verdict.NOT_DELIVERED
 
 

@@ -14,7 +14,8 @@ from ..core.verdicts import Verdict
 
 HEADLINE = "watermark_sigio"  # rr's case, as root: the verdict each kernel's summary line, the page and QA show
 
-# What is known of whole kernels, whatever the case: checked before a case's own facts.
+# What is known of whole kernels for every case that opens perf events (it needs CONFIG_PERF_EVENTS): checked
+# before a case's own facts.
 KERNEL_WIDE: tuple[Expectation, ...] = (
     Expectation(
         Verdict.UNSUPPORTED, Verdict.UNSUPPORTED, None,
@@ -28,7 +29,9 @@ KERNEL_WIDE: tuple[Expectation, ...] = (
 def rows(catalogue: Catalogue, repro: str) -> tuple[Expectation, ...]:
     """What is known for `repro`, in the order it decides: the first that applies."""
     facts = catalogue.facts(repro)
-    return KERNEL_WIDE + (facts.expected if facts else ())
+    if facts is None:
+        return KERNEL_WIDE
+    return (KERNEL_WIDE if "CONFIG_PERF_EVENTS" in facts.kconfig else ()) + facts.expected
 
 
 def upstream_version(release: str) -> Version | None:
