@@ -43,7 +43,7 @@ def test_a_right_not_delivered_is_a_pass_before_the_fix_and_a_failure_after(cata
 
 def test_debians_refusal_at_paranoid_3_is_known_and_nothing_else_passes_there(catalogue: Catalogue) -> None:
     debian = rows_for(lava_table(catalogue, PASSES, "debian"), (6, 12))
-    perf = {c.name for c in catalogue.cases.values() if "CONFIG_PERF_EVENTS" in c.kconfig}
+    perf = {c.name for c in catalogue.cases.values() if c.opens_perf_events}
     paranoid3 = {case: words for (privilege, case), words in debian.items() if privilege == "user-paranoid3"}
     # what is known of Debian's kernels there, for every case that opens perf events (and a program the
     # catalogue does not know): a pass

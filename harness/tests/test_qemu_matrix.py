@@ -113,7 +113,7 @@ def test_every_privilege_pass_is_recorded(run: RunSummary, kernel_6_1: Kernel, c
     for privilege in ("user-paranoid1", "user-paranoid2"):
         assert verdicts(run, kernel_6_1, privilege)["watermark_sigio"][0] is Verdict.NOT_DELIVERED
     refused = verdicts(run, kernel_6_1, "user-paranoid3")
-    perf = {name for name, facts in catalogue.cases.items() if "CONFIG_PERF_EVENTS" in facts.kconfig}
+    perf = {name for name, facts in catalogue.cases.items() if facts.opens_perf_events}
     assert {verdict for name, (verdict, _) in refused.items() if name in perf} == {Verdict.UNSUPPORTED}
     assert refused["urgent_sigurg_pgrp"][0] is Verdict.DELIVERED  # no perf event: not Debian's perf paranoia's
     # Adaptive repeats: a case whose first runs agree stops at protocol.DEFAULT_AGREE, one that splits runs all.

@@ -31,7 +31,7 @@ def rows(catalogue: Catalogue, repro: str) -> tuple[Expectation, ...]:
     facts = catalogue.facts(repro)
     if facts is None:
         return KERNEL_WIDE
-    return (KERNEL_WIDE if "CONFIG_PERF_EVENTS" in facts.kconfig else ()) + facts.expected
+    return (KERNEL_WIDE if facts.opens_perf_events else ()) + facts.expected
 
 
 def upstream_version(release: str) -> Version | None:

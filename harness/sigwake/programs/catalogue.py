@@ -45,6 +45,11 @@ class CaseFacts:
     peers: tuple[str, ...] = ()  # upstream selftest programs whose tests it is compared with
     cpus: int = 1  # the CPUs it needs online: with fewer it is unsupported, and the boot's vCPUs are why
 
+    @property
+    def opens_perf_events(self) -> bool:
+        """It needs CONFIG_PERF_EVENTS: what is known of perf's policy on whole kernels speaks of it."""
+        return "CONFIG_PERF_EVENTS" in self.kconfig
+
 
 @dataclass(frozen=True)
 class Catalogue:
