@@ -3,7 +3,6 @@
 
 #include <linux/perf_event.h>
 
-#include <chrono>
 #include <cstdint>
 
 namespace sigwake {
@@ -30,10 +29,5 @@ perf_event_attr sideband_attr(std::uint64_t sample_type);
 // The data pages (log2) of an overflow case's ring: room for far more samples
 // than a case writes before it decides.
 inline constexpr unsigned kOverflowRingPagesLog2 = 3;
-
-// The most CPU time an overflow case spends waiting for samples: hundreds of
-// 100 us periods, and well short of filling the ring above (2^3 pages of
-// 24-byte samples take over 130 ms), whose watermark would then wake it.
-inline constexpr std::chrono::milliseconds kOverflowBurnCap{50};
 
 }  // namespace sigwake
