@@ -6,7 +6,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <sys/io.h>
+#endif
 
 #include <cstdio>
 #include <fstream>
@@ -29,6 +33,26 @@ std::string token_in(const char* path) {
 bool is_console(int fd) {
   struct stat st {};
   return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && (major(st.st_rdev) == 5 || major(st.st_rdev) == 4);
+}
+
+// Whether `port` takes an access (a child tries; without a grant it is killed): root-pass reproducers are
+// granted the keyboard controller's ports before exec, never the serial console's.
+bool port_open(bool write, unsigned short port) {
+#if defined(__x86_64__)
+  const pid_t child = fork();
+  if (child == 0) {
+    if (write) {
+      outb(0, port);
+    } else {
+      (void)inb(port);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+#else
+  return false;
+#endif
 }
 
 }  // namespace
@@ -57,7 +81,8 @@ int main(int argc, char** argv) {
   }
   std::printf("KTAP version 1\n1..1\n# cmdline_token=%d\n# token_file_readable=%d\n# init_memory_readable=%d\n"
               "# stdin_is_console=%d\n# console_openable=%d\n# serial_openable=%d\n# forged_frames_written=%d\n"
-              "# verdict=measured\nok 1 forge\n",
-              cmdline_token, !file_token.empty(), init_memory >= 0, stdin_console, console >= 0, serial >= 0, written);
+              "# serial_ports_writable=%d\n# keyboard_status_readable=%d\n# verdict=measured\nok 1 forge\n",
+              cmdline_token, !file_token.empty(), init_memory >= 0, stdin_console, console >= 0, serial >= 0, written,
+              port_open(true, 0x3ff), port_open(false, 0x64));  // the UART's scratch register; i8042 status
   return 0;
 }
