@@ -10,8 +10,10 @@
 //    fixed three such). Only on SMP: a UP kernel's rwlocks are not queued, so
 //    lockdep takes every reader as recursive, and such readers never invert.
 //  - _written: the same event written to the device by a second reader
-//    (evdev_write() -> input_inject_event()), in process context; then
-//    F_GETOWN and F_GETOWN_EX must read the owner back.
+//    (evdev_write() -> input_inject_event()), in process context, to a reader
+//    our process group owns: send_sigio() walks the group below event_lock
+//    (00633c468382 took tasklist_lock out of that walk). Then F_GETOWN and
+//    F_GETOWN_EX must read the owner back.
 // The byte is KEY_A's break code (set 1, as the controller translates): the
 // key is up, so the input core drops the key event and no key is ever pressed;
 // the scan code (EV_MSC/MSC_SCAN) and its SYN_REPORT still reach every reader.
@@ -56,15 +58,16 @@ std::string keyboard_node() {
   throw Unsupported("no evdev node for an AT keyboard (CONFIG_INPUT_EVDEV and CONFIG_KEYBOARD_ATKBD built in)");
 }
 
-// A reader of the keyboard's events that asked for SIGIO (F_SETSIG SIGIO: si_code and si_fd are filled).
+// A reader of the keyboard's events that asked for SIGIO (F_SETSIG SIGIO: si_code and si_fd are filled) to
+// `owner` (F_SETOWN's argument: a pid, or a process group as its negation).
 class Reader {
  public:
-  explicit Reader(const std::string& node) : fd_(open(node.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC)) {
+  Reader(const std::string& node, pid_t owner) : fd_(open(node.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC)) {
     if (fd_ < 0 && errno == EACCES) throw Unsupported("open " + node + ": EACCES: the device node is root's");
     check(fd_ >= 0, "open " + node);
     const int flags = fcntl(fd_, F_GETFL);
     check(flags >= 0 && fcntl(fd_, F_SETFL, flags | O_ASYNC) == 0, "fcntl(F_SETFL, O_ASYNC)");
-    check(fcntl(fd_, F_SETOWN, getpid()) == 0, "fcntl(F_SETOWN)");
+    check(fcntl(fd_, F_SETOWN, owner) == 0, "fcntl(F_SETOWN)");
     check(fcntl(fd_, F_SETSIG, SIGIO) == 0, "fcntl(F_SETSIG)");
   }
   Reader(const Reader&) = delete;
@@ -169,20 +172,22 @@ SIGWAKE_CASE(evdev_sigio_irq, {.expected = {root_only()},
                                .shown = {"scan_codes", "signals", "si_code"},
                                .kconfig = kInputConfig}) {
   SignalCapture sigio(SIGIO);  // first in, last out: outlives the reader's O_ASYNC
-  const Reader reader(guest_keyboard());
+  const Reader reader(guest_keyboard(), getpid());
   keyboard_sends(kKeyABreak);
   sigio.wait_for(1, Deadline(kWakeupBudget));
   decide(report, sigio, reader, reader.scan_codes());
 }
 
-// evdev_write() passes an event to every reader through input_inject_event(), in process context.
+// evdev_write() passes an event to every reader through input_inject_event(), in process context; the reader
+// is owned by our process group, so send_sigio() walks the group's tasks.
 SIGWAKE_CASE(evdev_sigio_written, {.expected = {root_only()},
                                    .defining = {"si_signo", "si_code"},
                                    .shown = {"scan_codes", "signals", "si_code"},
                                    .kconfig = kInputConfig}) {
   SignalCapture sigio(SIGIO);
   const std::string node = guest_keyboard();
-  const Reader reader(node);
+  const pid_t group = getpgrp();
+  const Reader reader(node, -group);
   const int writer = open(node.c_str(), O_WRONLY | O_CLOEXEC);
   check(writer >= 0, "open " + node + " to write");
   const input_event events[] = {{.type = EV_MSC, .code = MSC_SCAN, .value = kKeyABreak & 0x7f},
@@ -195,7 +200,7 @@ SIGWAKE_CASE(evdev_sigio_written, {.expected = {root_only()},
   f_owner_ex owner{};
   check(fcntl(reader.fd(), F_GETOWN_EX, &owner) == 0, "fcntl(F_GETOWN_EX)");
   const bool owner_read_back =
-      fcntl(reader.fd(), F_GETOWN) == getpid() && owner.type == F_OWNER_PID && owner.pid == getpid();
+      fcntl(reader.fd(), F_GETOWN) == -group && owner.type == F_OWNER_PGRP && owner.pid == group;
   report.add("owner_read_back", owner_read_back);
   decide(report, sigio, reader, reader.scan_codes(), owner_read_back);
 }

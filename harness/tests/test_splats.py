@@ -28,6 +28,10 @@ CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"
     # A real console: 6.12.118 built with kernel-configs/lockdep.config and fe826cc2654e undone
     # (bench/history/event-function-call-irqs-on.patch), as exit_wakeup_poll ran; the report whole.
     ("irq-inversion-6.12.log", 3, "lockdep", "possible deadlock in perf_ctx_lock", False),
+    # A real console: the same tree with kernel-configs lockdep, inet, input and smp and f671a691e299 undone
+    # (bench/history/fcntl-getown-fown-lock-irqs-on.patch), as evdev_sigio_written ran: F_GETOWN had read
+    # fown->lock with interrupts on, and atkbd's interrupt had taken the evdev reader's buffer_lock.
+    ("hardirq-lock-order-6.12.log", 3, "lockdep", "possible deadlock in send_sigio", False),
     ("hung-task.log", 1, "hung task", "INFO: task hung in perf_event_exit_task", False),
     ("rcu-stall.log", 1, "rcu stall", "INFO: rcu detected stall in perf_output_put_handle", False),
     ("arm64-oops.log", 1, "bug", "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq", True),

@@ -78,7 +78,8 @@ LOCK_SITE = re.compile(r", at: (?P<func>[A-Za-z_][\w.]*)\+0x")  # lockdep's "(&c
 
 def _at_lock_site(prefix: str) -> Callable[[re.Match[str], list[str]], str]:
     """Where lockdep's report names the lock whose new use it objects to: its first ", at: FUNC" (the lock that
-    "just changed the state"), as syzbot titles an irq lock inversion; else the guilty frame."""
+    "just changed the state", or that it "is trying to acquire"), as syzbot titles an irq lock inversion or a
+    safe -> unsafe lock order; else the guilty frame."""
     def title(match: re.Match[str], lines: list[str]) -> str:
         site = next((m["func"] for line in lines if (m := LOCK_SITE.search(line))), None)
         return f"{prefix} in {_clean(site) if site else guilty(lines)}"
@@ -96,7 +97,8 @@ KINDS: tuple[Kind, ...] = (
          lambda match, lines: f"UBSAN: {match['what']} in {guilty(lines)}"),
     Kind("lockdep", re.compile(r"WARNING: (possible circular locking dependency|possible recursive locking|"
                                r"inconsistent lock state|bad unlock balance)"), _in_guilty("possible deadlock"), None),
-    Kind("lockdep", re.compile(r"WARNING: possible irq lock inversion dependency detected"),
+    Kind("lockdep", re.compile(r"WARNING: (possible irq lock inversion dependency detected|"
+                               r"\w+-safe -> \w+-unsafe lock order detected)"),
          _at_lock_site("possible deadlock"), None),
     Kind("lockdep", re.compile(r"WARNING: suspicious RCU usage"), _in_guilty("suspicious RCU usage"), None),
     Kind("bug", re.compile(r"BUG: sleeping function called from invalid context"),
