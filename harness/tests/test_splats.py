@@ -30,8 +30,9 @@ CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"
     ("irq-inversion-6.12.log", 3, "lockdep", "possible deadlock in perf_ctx_lock", False),
     # A real console: the same tree with kernel-configs lockdep, inet, input and smp and f671a691e299 undone
     # (bench/history/fcntl-getown-fown-lock-irqs-on.patch), as evdev_sigio_written ran: F_GETOWN had read
-    # fown->lock with interrupts on, and atkbd's interrupt had taken the evdev reader's buffer_lock.
-    ("hardirq-lock-order-6.12.log", 3, "lockdep", "possible deadlock in send_sigio", False),
+    # fown->lock with interrupts on, and atkbd's interrupt had taken the evdev reader's buffer_lock. Titled at
+    # the interrupt's path, where buffer_lock "became HARDIRQ-irq-safe".
+    ("hardirq-lock-order-6.12.log", 3, "lockdep", "possible deadlock in evdev_pass_values", False),
     ("hung-task.log", 1, "hung task", "INFO: task hung in perf_event_exit_task", False),
     ("rcu-stall.log", 1, "rcu stall", "INFO: rcu detected stall in perf_output_put_handle", False),
     ("arm64-oops.log", 1, "bug", "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq", True),
@@ -41,6 +42,15 @@ def test_each_kind_of_report_gets_its_title(log: str, line: int, kind: str, titl
     found = splats.find((DATA / log).read_text())
     assert [(s.kind, s.title, s.fatal) for s in found] == [(kind, title, fatal)]
     assert found[0].console_line == line and not found[0].cut
+
+
+def test_a_lock_order_report_on_a_lock_read_in_irq_is_read_too() -> None:
+    # lockdep's state_name() adds "-READ" when the irq-safe lock was only read in the interrupt
+    # ("SOFTIRQ-READ-safe -> SOFTIRQ-READ-unsafe lock order detected"): the same report, the same title.
+    real = (DATA / "hardirq-lock-order-6.12.log").read_text()
+    read = real.replace("HARDIRQ-safe -> HARDIRQ-unsafe", "SOFTIRQ-READ-safe -> SOFTIRQ-READ-unsafe")
+    assert read != real
+    assert [(s.kind, s.title) for s in splats.find(read)] == [("lockdep", "possible deadlock in evdev_pass_values")]
 
 
 def test_a_report_cut_off_mid_way_still_counts_and_says_so() -> None:

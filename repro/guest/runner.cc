@@ -36,13 +36,17 @@ void drop_capabilities() {
   prctl(PR_CAPBSET_DROP, CAP_SETPCAP, 0, 0, 0);
 }
 
-// The keyboard controller's two ports, kept across exec (ioperm(2)) where CAP_SYS_RAWIO is not:
-// evdev_sigio_irq has the controller raise a keyboard interrupt through them. The serial console's
-// ports stay out of reach, so no console line can be written past PID 1's framing.
-void grant_keyboard_ports() {
+// The keyboard controller's two ports, kept across exec (ioperm(2)) where CAP_SYS_RAWIO is not, for
+// evdev_sigio alone: its _irq case has the controller raise a keyboard interrupt through them. Any other
+// program could reset the machine or type into its console through them; the serial console's ports stay
+// out of everyone's reach.
+void grant_keyboard_ports(const std::string& program) {
 #if defined(__x86_64__)
+  if (program.substr(program.rfind('/') + 1) != "evdev_sigio") return;
   ioperm(0x60, 1, 1);  // ENOSYS without CONFIG_X86_IOPL_IOPERM: the case finds no grant and says so
   ioperm(0x64, 1, 1);
+#else
+  (void)program;
 #endif
 }
 
@@ -77,7 +81,7 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
     setpgid(0, 0);  // its own group, so a deadline kill reaches anything it forked
     if (uid >= 0 && (setgroups(0, nullptr) != 0 || setgid(uid) != 0 || setuid(uid) != 0)) _exit(126);
     if (uid < 0) {
-      grant_keyboard_ports();
+      grant_keyboard_ports(argv[0]);
       drop_capabilities();
     }
     execv(args[0], args.data());

@@ -35,8 +35,8 @@ bool is_console(int fd) {
   return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && (major(st.st_rdev) == 5 || major(st.st_rdev) == 4);
 }
 
-// Whether `port` takes an access (a child tries; without a grant it is killed): root-pass reproducers are
-// granted the keyboard controller's ports before exec, never the serial console's.
+// Whether `port` takes an access (a child tries; without a grant it is killed): only evdev_sigio is granted
+// the keyboard controller's ports before exec, and no program the serial console's.
 bool port_open(bool write, unsigned short port) {
 #if defined(__x86_64__)
   const pid_t child = fork();

@@ -27,6 +27,7 @@ NOT_GUILTY = re.compile(
     r"^(dump_stack\w*|show_stack|__warn\w*|warn_\w+|report_bug|handle_bug|exc_invalid_op|asm_exc_\w+|"
     r"__report_\w+|print_\w+|panic|printk\w*|_printk|vprintk\w*|kasan_\w+|__kasan_\w+|__asan_\w+|"
     r"ubsan_\w+|__ubsan_\w+|lock_acquire\w*|lock_release|__lock_acquire|lockdep_\w+|check_\w+|validate_chain|"
+    r"register_lock_class|mark_lock\w*|mark_usage|"
     r"__schedule|schedule\w*|io_schedule\w*|preempt_schedule\w*|wait_for_\w+|__wait_for_\w+|"
     r"mutex_lock\w*|__mutex_lock\w*|down_\w+|rwsem_\w+|_raw_spin_\w+|rcu_\w+|__rcu_\w+|"
     r"sysvec_\w+|asm_sysvec_\w+|__sysvec_\w+|irq_exit\w*|__irq_exit\w*|handle_softirqs|__do_softirq|"
@@ -78,11 +79,19 @@ LOCK_SITE = re.compile(r", at: (?P<func>[A-Za-z_][\w.]*)\+0x")  # lockdep's "(&c
 
 def _at_lock_site(prefix: str) -> Callable[[re.Match[str], list[str]], str]:
     """Where lockdep's report names the lock whose new use it objects to: its first ", at: FUNC" (the lock that
-    "just changed the state", or that it "is trying to acquire"), as syzbot titles an irq lock inversion or a
-    safe -> unsafe lock order; else the guilty frame."""
+    "just changed the state"), as syzbot titles an irq lock inversion; else the guilty frame."""
     def title(match: re.Match[str], lines: list[str]) -> str:
         site = next((m["func"] for line in lines if (m := LOCK_SITE.search(line))), None)
         return f"{prefix} in {_clean(site) if site else guilty(lines)}"
+    return title
+
+
+def _below(marker: re.Pattern[str], prefix: str) -> Callable[[re.Match[str], list[str]], str]:
+    """The guilty frame of the first backtrace after `marker`: for a safe -> unsafe lock order, where the
+    irq-safe lock "became ... safe" (an interrupt's path), as syzbot titles it; else the report's first."""
+    def title(match: re.Match[str], lines: list[str]) -> str:
+        at = next((i for i, line in enumerate(lines) if marker.search(line)), None)
+        return f"{prefix} in {guilty(lines if at is None else lines[at + 1:])}"
     return title
 
 
@@ -97,9 +106,11 @@ KINDS: tuple[Kind, ...] = (
          lambda match, lines: f"UBSAN: {match['what']} in {guilty(lines)}"),
     Kind("lockdep", re.compile(r"WARNING: (possible circular locking dependency|possible recursive locking|"
                                r"inconsistent lock state|bad unlock balance)"), _in_guilty("possible deadlock"), None),
-    Kind("lockdep", re.compile(r"WARNING: (possible irq lock inversion dependency detected|"
-                               r"\w+-safe -> \w+-unsafe lock order detected)"),
+    Kind("lockdep", re.compile(r"WARNING: possible irq lock inversion dependency detected"),
          _at_lock_site("possible deadlock"), None),
+    # "HARDIRQ-safe -> HARDIRQ-unsafe", or "SOFTIRQ-READ-safe -> ..." where the safe lock was only read in irq
+    Kind("lockdep", re.compile(r"WARNING: [\w-]+-safe -> [\w-]+-unsafe lock order detected"),
+         _below(re.compile(r"which became \S+ at:"), "possible deadlock"), None),
     Kind("lockdep", re.compile(r"WARNING: suspicious RCU usage"), _in_guilty("suspicious RCU usage"), None),
     Kind("bug", re.compile(r"BUG: sleeping function called from invalid context"),
          _in_guilty("BUG: sleeping function called from invalid context")),
