@@ -102,7 +102,7 @@ struct Orphans {
   Orphans(const Orphans&) = delete;
   Orphans& operator=(const Orphans&) = delete;
   ~Orphans() {
-    if (last > 0) kill(last, SIGKILL), waitpid(last, nullptr, 0);
+    if (last > 0) kill_and_reap(last);
     prctl(PR_SET_CHILD_SUBREAPER, 0);
   }
   // SIGKILL to the last monitored task, and its exit waited for.

@@ -68,7 +68,7 @@ struct ChildGuard {
   ChildGuard(const ChildGuard&) = delete;
   ChildGuard& operator=(const ChildGuard&) = delete;
   ~ChildGuard() {
-    if (pid > 0) kill(pid, SIGKILL), waitpid(pid, nullptr, 0);
+    if (pid > 0) kill_and_reap(pid);
   }
   void reap() {
     int status = 0;

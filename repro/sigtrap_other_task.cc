@@ -154,7 +154,7 @@ SIGWAKE_CASE(sigtrap_tracepoint_other_task,
     wakings = count_of(counted);
     sigtrap_counted = count_of(sampled);
   } catch (...) {
-    if (!reaped) kill(child, SIGKILL), waitpid(child, nullptr, 0);
+    if (!reaped) kill_and_reap(child);
     throw;
   }
   report.add("wakings_counted", static_cast<long long>(wakings));

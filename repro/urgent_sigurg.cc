@@ -17,7 +17,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,9 +87,7 @@ class LeaderlessGroup {
   LeaderlessGroup() : home_(getpgrp()), id_(fork_stopped([] {}, /*own_group=*/true)) {
     const bool joined = setpgid(0, id_) == 0;
     const int err = errno;
-    kill(id_, SIGKILL);
-    while (waitpid(id_, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    kill_and_reap(id_);  // not its group: we are in it now
     errno = err;
     check(joined, "setpgid into a stopped child's group");
   }

@@ -38,15 +38,14 @@ void wait_stopped(pid_t pid) {
   if (!WIFSTOPPED(status)) throw ReproError("the child ended instead of stopping");
 }
 
-// SIGKILL to a child of ours (and to the process group it leads, with `group`), then reaps it.
+}  // namespace
+
 void kill_and_reap(pid_t pid, bool group) {
   if (group) kill(-pid, SIGKILL);
   kill(pid, SIGKILL);
   while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
 }
-
-}  // namespace
 
 pid_t fork_stopped(const std::function<void()>& body, bool own_group, int ran_fd) {
   const pid_t pid = fork();

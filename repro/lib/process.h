@@ -24,6 +24,9 @@ void pin_to_cpu(int cpu);
 // the caller's.
 pid_t fork_stopped(const std::function<void()>& body, bool own_group, int ran_fd = -1);
 
+// SIGKILL to a child of ours (and to the process group it leads, with `group`), then reaps it.
+void kill_and_reap(pid_t pid, bool group = false);
+
 // A forked child that stops itself at once and, once resumed, runs and stops
 // itself again: a task whose context switches we cause at a moment of our
 // choosing. It stays alive: once the monitored task exits, perf_poll() reports
