@@ -89,7 +89,7 @@ def too_few_cpus(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) 
     (recorded by the harness, 0 where not known) were enough, or the case counted enough itself (its `cpus`
     evidence, where it reports one: a guest that brought up fewer than it was given is the kernel's)."""
     facts = catalogue.facts(case.name)
-    if facts is None or not 0 < kernel.runner.cpus < facts.cpus:
+    if facts is None or not facts.short_of_cpus(kernel.runner.cpus):
         return None
     counted = case.evidence.get("cpus")
     if isinstance(counted, int) and counted >= facts.cpus:

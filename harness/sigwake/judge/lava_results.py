@@ -37,7 +37,7 @@ def shown(catalogue: Catalogue, name: str, privilege: str, release: str, origin:
     if outcome is Outcome.SKIP and known is not None and known.verdict is verdict:
         return "pass"
     facts = catalogue.facts(name)
-    if verdict is Verdict.UNSUPPORTED and facts is not None and 0 < cpus < facts.cpus:
+    if verdict is Verdict.UNSUPPORTED and facts is not None and facts.short_of_cpus(cpus):
         return "skip"
     return RESULT.get(outcome, "fail")
 

@@ -50,6 +50,10 @@ class CaseFacts:
         """It needs CONFIG_PERF_EVENTS: what is known of perf's policy on whole kernels speaks of it."""
         return "CONFIG_PERF_EVENTS" in self.kconfig
 
+    def short_of_cpus(self, cpus: int) -> bool:
+        """A run on `cpus` vCPUs (0: not known) gave it fewer than it needs."""
+        return 0 < cpus < self.cpus
+
 
 @dataclass(frozen=True)
 class Catalogue:
