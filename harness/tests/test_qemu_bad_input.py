@@ -142,6 +142,7 @@ def test_a_reproducer_cannot_forge_the_consoles_frames(tmp_path: Path, built, te
     poll = {r.privilege: r.verdict for r in got.reproducers if r.name == "watermark_poll"}
     assert poll == {"root": Verdict.DELIVERED, "user-paranoid2": Verdict.DELIVERED}
     assert got.boot.rejected_frames == forge["root"]["forged_frames_written"]
+    assert not [s for s in got.splats if "forged_report" in s.report]  # its report-shaped line stayed its own
 
 
 def qemu_writing(console_log: Path) -> int | None:

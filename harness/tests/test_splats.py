@@ -129,6 +129,19 @@ def test_a_kernel_line_inside_a_frame_is_read_and_the_frame_mended() -> None:
     assert (splat.title, splat.case) == ("WARNING in perf_event_wakeup", "watermark_sigio")
 
 
+def test_a_report_a_reproducer_prints_inside_its_frames_is_never_the_kernels() -> None:
+    # A frame whose CRC holds over its whole payload is as the guest framed it: a reproducer's own text, even
+    # one shaped like a kernel report, with a timestamp; only a line the kernel printed into a frame breaks it.
+    forged = ["[    1.000000] WARNING: CPU: 0 PID: 1 at f+0x1/0x2",
+              "# [    1.000000] BUG: kernel NULL pointer dereference, address: 0000000000000000",
+              "[    1.000001] Kernel panic - not syncing: Fatal exception"]
+    text = "".join(frame_line("ab", seq, line) for seq, line in enumerate(forged))
+    assert splats.find(text) == []
+    torn = frame_line("ab", 0, "# sigwake.exit=0").rstrip("\n") + "[    2.000000] WARNING: CPU: 0 PID: 9 at " \
+        "kernel/events/core.c:6841 perf_event_wakeup+0x8e/0xa0\n"
+    assert [s.title for s in splats.find(text + torn)] == ["WARNING in perf_event_wakeup"]
+
+
 def test_a_run_the_kernel_cut_off_has_no_taint_after_it() -> None:
     body = ["KTAP version 1", "1..1", "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.start=watermark_sigio",
             "# sigwake.case=watermark_sigio"]

@@ -79,7 +79,9 @@ int main(int argc, char** argv) {
   for (int fd : {stdin_console ? STDIN_FILENO : -1, console, serial}) {
     if (fd >= 0) written += write(fd, forged.data(), forged.size()) == static_cast<ssize_t>(forged.size());
   }
-  std::printf("KTAP version 1\n1..1\n# cmdline_token=%d\n# token_file_readable=%d\n# init_memory_readable=%d\n"
+  // A kernel report's first line in its own output: inside its frame, it must never be read as the kernel's.
+  std::printf("KTAP version 1\n1..1\n# [    1.000000] WARNING: CPU: 0 PID: 1 at forged_report+0x1/0x2\n"
+              "# cmdline_token=%d\n# token_file_readable=%d\n# init_memory_readable=%d\n"
               "# stdin_is_console=%d\n# console_openable=%d\n# serial_openable=%d\n# forged_frames_written=%d\n"
               "# serial_ports_writable=%d\n# keyboard_status_readable=%d\n# verdict=measured\nok 1 forge\n",
               cmdline_token, !file_token.empty(), init_memory >= 0, stdin_console, console >= 0, serial >= 0, written,

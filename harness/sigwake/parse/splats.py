@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .console import FRAME, SPLICED
+from .console import FRAME, SPLICED, crc_holds
 from ..core.model import Splat
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")  # printk's "[    5.960677] "
@@ -167,6 +167,8 @@ def find(console: str) -> list[Splat]:
     for number, raw in enumerate(console.replace("\r", "").split("\n"), start=1):
         if (frame := FRAME.search(raw)) is not None:  # the guest's framed KTAP: never part of a report
             since_frame = True
+            if crc_holds(frame, frame["payload"]):  # the whole line is as the guest framed it: a reproducer's
+                continue  # text, whatever kernel report it looks like, never the kernel's
             spliced = SPLICED.search(raw, frame.start("payload"))  # a kernel line printed into the frame
             if spliced is None:
                 continue
