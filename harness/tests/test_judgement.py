@@ -17,7 +17,7 @@ from sigwake.core.verdicts import Verdict
 D, N, U = Verdict.DELIVERED, Verdict.NOT_DELIVERED, Verdict.UNSUPPORTED
 WARN = Splat("warning", "WARNING in perf_event_wakeup", 40, "WARNING: ...", privilege="root", case="watermark_sigio",
              tainted_before="0", tainted_after="512")
-CRASH = Splat("bug", "PANIC: double fault in kmem_cache_alloc_noprof", 90, "...", fatal=True,
+CRASH = Splat("bug", "PANIC: double fault in alloc_pid", 90, "...", fatal=True,
               privilege="user-paranoid1", case="set_output_sigio_fasync_on_source")
 
 

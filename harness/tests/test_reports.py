@@ -383,7 +383,7 @@ def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while
     shutil.copytree(CRASH, results, dirs_exist_ok=True)  # the kernel that oopsed, among the others
     write_reports(results, ReportOptions(), catalogue)
     page = (results / "index.html").read_text()
-    assert "PANIC: double fault in kmem_cache_alloc_noprof" in page.split('id="qa"')[0]  # the crash, above all else
+    assert "PANIC: double fault in alloc_pid" in page.split('id="qa"')[0]  # the crash, above all else
     probe = results / "probe.html"
     probe.write_text(page.replace("</body>", PROBE + "</body>"))
     chromium = shutil.which("chromium")

@@ -132,7 +132,7 @@ def test_a_schema_2_file_is_upgraded_with_its_console_log_and_says_when_it_has_n
     (tmp_path / "6.12.95+deb12-cloud-amd64.json").write_text(json.dumps(old))
     shutil.copy(CRASH / "6.12.95+deb12-cloud-amd64.console.log", tmp_path)
     (upgraded,) = load_results(tmp_path).results
-    assert [s.title for s in upgraded.splats] == ["PANIC: double fault in kmem_cache_alloc_noprof"]
+    assert [s.title for s in upgraded.splats] == ["PANIC: double fault in alloc_pid"]
     (tmp_path / "6.12.95+deb12-cloud-amd64.console.log").unlink()
     (bare,) = load_results(tmp_path).results
     assert bare.splats == [] and "its kernel reports cannot be read again" in bare.boot.warnings[-1]

@@ -33,6 +33,14 @@ CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"
     # fown->lock with interrupts on, and atkbd's interrupt had taken the evdev reader's buffer_lock. Titled at
     # the interrupt's path, where buffer_lock "became HARDIRQ-irq-safe".
     ("hardirq-lock-order-6.12.log", 3, "lockdep", "possible deadlock in evdev_pass_values", False),
+    # A real console: 6.12.118 with --config smp and a generated mutant of __perf_output_begin() (the parent
+    # event's ring read when the event has none), as bpf_event_after_lost ran; 6.12's "Oops: Oops: 0000" form,
+    # the registers printed again after the end of the trace.
+    ("null-deref-6.12-smp.log", 2, "bug",
+     "BUG: unable to handle kernel NULL pointer dereference in perf_output_begin", False),
+    # A real console: 6.12.118 with kernel-configs/lockdep.config and a re-created bug of history's
+    # (validate-size-new-leader): a WARNING in a syscall's body is titled by the syscall, as syzbot does.
+    ("warning-in-syscall-6.12.log", 2, "warning", "WARNING in perf_event_open", False),
     ("hung-task.log", 1, "hung task", "INFO: task hung in perf_event_exit_task", False),
     ("rcu-stall.log", 1, "rcu stall", "INFO: rcu detected stall in perf_output_put_handle", False),
     ("arm64-oops.log", 1, "bug", "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq", True),
@@ -51,6 +59,100 @@ def test_a_lock_order_report_on_a_lock_read_in_irq_is_read_too() -> None:
     read = real.replace("HARDIRQ-safe -> HARDIRQ-unsafe", "SOFTIRQ-READ-safe -> SOFTIRQ-READ-unsafe")
     assert read != real
     assert [(s.kind, s.title) for s in splats.find(read)] == [("lockdep", "possible deadlock in evdev_pass_values")]
+
+
+# Formats as the kernels print them (lockdep.c, lib/refcount.c, lib/list_debug.c, x86's traps.c, arm64's
+# fault.c, mm/kfence), shortened to the lines a title is read from; the titles syzbot gives such reports.
+TRACE = ["Call Trace:", " <TASK>", " dump_stack_lvl+0x5d/0x80", " _raw_spin_unlock+0x1b/0x40",
+         " send_sigio+0x6e/0x120", " kill_fasync+0x7b/0x100", " </TASK>"]
+FORMATS = {
+    "bad unlock balance": (["WARNING: bad unlock balance detected!", "-------------------------------------",
+                            "provoke/90 is trying to release lock (&f->f_owner.lock) at:",
+                            "[<ffffffff81234567>] _raw_read_unlock_irqrestore+0x1b/0x40",
+                            "but there are no more locks to release!", "stack backtrace:", *TRACE],
+                           "lockdep", "WARNING: bad unlock balance in send_sigio"),
+    "circular": (["WARNING: possible circular locking dependency detected", "provoke/90 is trying to acquire lock:",
+                  "ffff8880 (&new->fa_lock){....}-{2:2}, at: kill_fasync+0x40/0x100", "",
+                  "but task is already holding lock:",
+                  "ffff8881 (&f->f_owner.lock){....}-{2:2}, at: send_sigio+0x20/0x120", "",
+                  "the existing dependency chain (in reverse order) is:", "-> #1 (&f->f_owner.lock){....}-{2:2}:",
+                  "       _raw_read_lock+0x1b/0x40", "       f_getown+0x1c/0x60"],
+                 "lockdep", "possible deadlock in kill_fasync"),
+    "circular, taken in locking": (["WARNING: possible circular locking dependency detected",
+                                    "provoke/90 is trying to acquire lock:",
+                                    "ffff8880 ((console_sem).lock){-.-.}, at: down_trylock+0x13/0x70", "",
+                                    "but task is already holding lock:",
+                                    "ffff8881 (&ctx->lock){-.-.}, at: perf_event_exit_task+0x17e/0x300"],
+                                   "lockdep", "possible deadlock in perf_event_exit_task"),
+    "inconsistent": (["WARNING: inconsistent lock state", "{IN-HARDIRQ-W} state was registered at:",
+                      "  lock_acquire+0xc4/0x2c0", "  evdev_pass_values+0x33/0x1a0", "stack backtrace:",
+                      "Call Trace:", " dump_stack_lvl+0x5d/0x80", " mark_lock+0x1a0/0x300", " f_getown+0x1c/0x60"],
+                     "lockdep", "inconsistent lock state in f_getown"),
+    "held lock freed": (["WARNING: held lock freed!", "provoke/90 is freeing memory ffff-ffff, with a lock still held there!",
+                         "ffff8880 (&ctx->lock){+.+.}-{2:2}, at: perf_event_release_kernel+0x30/0x300",
+                         "stack backtrace:", *TRACE], "lockdep", "WARNING: held lock freed in perf_event_release_kernel"),
+    "lock held to user space": (["WARNING: lock held when returning to user space!",
+                                 "provoke/90 is leaving the kernel with locks still held!", "1 lock held by provoke/90:",
+                                 " #0: ffff8880 (&ctx->mutex){+.+.}-{3:3}, at: perf_ioctl+0x30/0x90"],
+                                "lockdep", "WARNING: lock held when returning to user space in perf_ioctl"),
+    "refcount": (["refcount_t: addition on 0; use-after-free.",
+                  "WARNING: CPU: 0 PID: 90 at lib/refcount.c:25 refcount_warn_saturate+0x9c/0x140",
+                  "RIP: 0010:refcount_warn_saturate+0x9c/0x140", "Call Trace:", " <TASK>",
+                  " perf_mmap+0x2a0/0x700", " mmap_region+0x2d0/0x9c0", "---[ end trace 0000000000000000 ]---"],
+                 "warning", "WARNING: refcount bug in perf_mmap"),
+    "list corruption": (["list_add corruption. prev->next should be next (ffff8880), but was 0000. (prev=ffff8880).",
+                         "kernel BUG at lib/list_debug.c:32!", "invalid opcode: 0000 [#1] PREEMPT SMP NOPTI",
+                         "RIP: 0010:__list_add_valid_or_report+0x80/0xa0", "Call Trace:", " <TASK>",
+                         " fasync_insert_entry+0x90/0x100", " perf_fasync+0x40/0x80",
+                         "---[ end trace 0000000000000000 ]---"],
+                        "bug", "BUG: corrupted list in fasync_insert_entry"),
+    "6.1 invalid opcode": (["invalid opcode: 0000 [#1] PREEMPT SMP NOPTI", "CPU: 0 PID: 90 Comm: provoke",
+                            "RIP: 0010:perf_event_wakeup+0x10/0x80", "Call Trace:", " perf_pending_irq+0x60/0x100",
+                            "---[ end trace 0000000000000000 ]---"], "bug", "invalid opcode in perf_event_wakeup"),
+    "6.12 invalid opcode": (["Oops: invalid opcode: 0000 [#1] PREEMPT SMP NOPTI", "CPU: 0 UID: 0 PID: 90 Comm: provoke",
+                             "RIP: 0010:perf_event_wakeup+0x10/0x80", "---[ end trace 0000000000000000 ]---"],
+                            "bug", "invalid opcode in perf_event_wakeup"),
+    "6.1 divide error": (["divide error: 0000 [#1] PREEMPT SMP NOPTI", "RIP: 0010:perf_calculate_period+0x90/0x100",
+                          "---[ end trace 0000000000000000 ]---"], "bug", "divide error in perf_calculate_period"),
+    "x86 paging request": (["BUG: unable to handle page fault for address: ffffc90000a3f000",
+                            "#PF: supervisor read access in kernel mode", "PGD 100067 P4D 100067 PUD 0",
+                            "Oops: 0000 [#1] PREEMPT SMP NOPTI", "RIP: 0010:perf_output_copy+0x40/0xa0",
+                            "---[ end trace 0000000000000000 ]---"],
+                           "bug", "BUG: unable to handle kernel paging request in perf_output_copy"),
+    "scheduling while atomic": (["BUG: scheduling while atomic: provoke/90/0x00000002", "Call Trace:", " <TASK>",
+                                 " dump_stack_lvl+0x5d/0x80", " __schedule_bug+0x50/0x70", " __schedule+0x9a0/0xc00",
+                                 " schedule+0x30/0xa0", " perf_poll+0x60/0x100", "---[ end trace 0000000000000000 ]---"],
+                                "bug", "BUG: scheduling while atomic in perf_poll"),
+    "kfence": (["==================================================================",
+                "BUG: KFENCE: use-after-free read in perf_output_put_handle+0x30/0x100", "",
+                "Use-after-free read at 0x00000000 (in kfence-#12):", " perf_output_put_handle+0x30/0x100",
+                "=================================================================="],
+               "kfence", "KFENCE: use-after-free read in perf_output_put_handle"),
+    "warning without file": (["WARNING: CPU: 0 PID: 90 at perf_event_wakeup+0x1c/0x80",
+                              "RIP: 0010:perf_event_wakeup+0x1c/0x80", "---[ end trace 0000000000000000 ]---"],
+                             "warning", "WARNING in perf_event_wakeup"),
+}
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_each_format_is_one_report_titled_as_syzbot_titles_it(name: str) -> None:
+    lines, kind, title = FORMATS[name]
+    console = "\n".join(f"[   12.{i:06d}] {line}" for i, line in enumerate(lines))
+    assert [(s.kind, s.title) for s in splats.find(console)] == [(kind, title)]
+
+
+def test_an_arm64_abort_block_of_any_length_is_one_report() -> None:
+    # 6.12's mem_abort_decode() and show_pte() print 14 lines between "Unable to handle" and "Internal error".
+    lines = (DATA / "arm64-oops.log").read_text().split("\n")
+    block = [f"[   15.000250]   {field}" for field in ("EC = 0x25: DABT (current EL), IL = 32 bits",
+                                                     "SET = 0, FnV = 0", "EA = 0, S1PTW = 0", "FSC = 0x05",
+                                                     "Data abort info:", "ISV = 0, ISS = 0x00000005",
+                                                     "CM = 0, WnR = 0, TnD = 0, TagAccess = 0",
+                                                     "GCS = 0, Overlay = 0, DirtyBit = 0, Xs = 0",
+                                                     "user pgtable: 4k pages, 48-bit VAs", "[0000000000000008] pgd=0")]
+    longer = "\n".join(lines[:3] + block + lines[3:])
+    assert [s.title for s in splats.find(longer)] == [
+        "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq"]
 
 
 def test_a_report_cut_off_mid_way_still_counts_and_says_so() -> None:
@@ -105,7 +207,7 @@ def test_the_committed_cloud_kernel_crash_is_read_back_from_its_console_log() ->
     text = (CRASH / "6.12.95+deb12-cloud-amd64.console.log").read_text()
     unframed = console.unframe(text, console.likeliest_token(text))
     (splat,) = attribute(splats.find(text), ktap.parse_runner(unframed.payloads, unframed.lines).runs)
-    assert splat.title == "PANIC: double fault in kmem_cache_alloc_noprof" and splat.fatal
+    assert splat.title == "PANIC: double fault in alloc_pid" and splat.fatal
     assert (splat.privilege, splat.case) == ("user-paranoid1", "set_output_sigio_fasync_on_source")
     assert "alloc_pid" in splat.report and "Kernel panic - not syncing" in splat.report
 

@@ -1,0 +1,187 @@
+"""The kinds of kernel report a console can hold: the line each starts on, the line it ends on, and its title
+as syzbot would give it (syzkaller's pkg/report: "possible deadlock in X", "WARNING: refcount bug in X",
+"BUG: corrupted list in X", "invalid opcode in X"), X read off the report as pkg/report reads it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .frames import CALL_TRACE, clean, faulting, frames, guilty, has_where, in_call_trace, named
+
+END_TRACE = re.compile(r"---\[ end (trace|Kernel panic)")  # how a WARNING, an Oops or a panic ends
+END_RULE = re.compile(r"^={20,}")  # how KASAN and KFENCE end
+
+Title = Callable[[re.Match[str], list[str]], str]
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # what the report is: warning, bug, kasan, kfence, ubsan, lockdep, hung task, rcu stall, lockup, panic
+    start: re.Pattern[str]
+    title: Title  # from the start line and the report's lines
+    end: re.Pattern[str] | None = END_TRACE  # its last line; None: it has none (hung task, stall, lockdep)
+
+
+# lockdep names a lock's site "(&ctx->lock){+...}-{2:2}, at: f+0x28/0x35" (or "at: [<addr>] f+0x28/0x35").
+_SITE = re.compile(r"\bat: (?:\[<?[0-9a-f]+>?\] +)?(?P<func>[A-Za-z_][\w.]*)\+0x")
+# Workqueue flushing is where a circular dependency through a work item shows, never its cause.
+_WORKQUEUE = re.compile(r"^(process_one_work|flush_workqueue|drain_workqueue|destroy_workqueue|__flush_work)$")
+
+
+def _after(marker: str, lines: list[str]) -> list[str]:
+    """The lines after the first that holds `marker` (all of them when none does)."""
+    at = next((i for i, line in enumerate(lines) if marker in line), None)
+    return lines if at is None else lines[at + 1:]
+
+
+def _site(lines: list[str]) -> str | None:
+    """The first lock site ("at: FUNC") in these lines, machinery or not (lockdep names where the lock is taken)."""
+    return next((clean(m["func"]) for line in lines if (m := _SITE.search(line)) is not None), None)
+
+
+def _site_after(marker: str, prefix: str) -> Title:
+    """The lock site under `marker` (syzbot's rule for recursive locking, an irq lock inversion, a held lock)."""
+    return lambda match, lines: f"{prefix} in {_site(_after(marker, lines)) or in_call_trace(lines)}"
+
+
+def _circular(match: re.Match[str], lines: list[str]) -> str:
+    """The site of the lock being acquired, else of the lock held, else the dependency chain's first frame:
+    the first of these that is not locking machinery (a lock taken in down_trylock() is its caller's)."""
+    candidates = [_SITE.search(line) for line in _after("is trying to acquire lock", lines)]
+    sites = [m["func"] for m in candidates if m is not None][:2]
+    for func in sites:
+        if (name := named(func)) is not None and not _WORKQUEUE.match(name):
+            return f"possible deadlock in {name}"
+    held = _after("already holding lock", lines)
+    return f"possible deadlock in {guilty(_after('at: ', held), _WORKQUEUE)}"
+
+
+def _unlock_balance(match: re.Match[str], lines: list[str]) -> str:
+    """The frame lockdep prints under "is trying to release lock (...) at:" unless that is the unlock itself,
+    else the call trace's first guilty frame."""
+    site = next(iter(frames(_after("is trying to release lock", lines)[:1])), None)
+    return f"WARNING: bad unlock balance in {site or in_call_trace(lines)}"
+
+
+def _below(marker: re.Pattern[str], prefix: str) -> Title:
+    """The guilty frame of the first backtrace after `marker`: for a safe -> unsafe lock order, where the
+    irq-safe lock "became ... safe" (an interrupt's path), as syzbot titles it; else the report's first."""
+    def title(match: re.Match[str], lines: list[str]) -> str:
+        at = next((i for i, line in enumerate(lines) if marker.search(line)), None)
+        return f"{prefix} in {guilty(lines if at is None else lines[at + 1:])}"
+    return title
+
+
+def _warning(prefix: str) -> Title:
+    """Where the CPU was (its RIP or pc) unless that is machinery, else the call trace's first frame; a
+    WARNING cut before its registers is the function its first line names."""
+    def title(match: re.Match[str], lines: list[str]) -> str:
+        if has_where(lines):
+            return f"{prefix} in {faulting(lines)}"
+        func = match.groupdict().get("func") or match.groupdict().get("func2")
+        return f"{prefix} in {(named(func) if func else None) or in_call_trace(lines)}"
+    return title
+
+
+def _fault(prefix: str) -> Title:
+    return lambda match, lines: f"{prefix} in {faulting(lines)}"
+
+
+def _traced(prefix: str) -> Title:
+    return lambda match, lines: f"{prefix} in {in_call_trace(lines)}"
+
+
+# Where a hung task waits is waiting itself; what it waits in is the first frame that is not.
+_WAITING = re.compile(r"sched|_lock|_slowlock|down|rwsem|completion|kthread|wait|synchronize|context_switch|"
+                      r"__switch_to|cancel_delayed_work|rcu_barrier")
+
+
+def _hung(match: re.Match[str], lines: list[str]) -> str:
+    """syzbot's rule: a task stuck in rtnl_lock() or an RCU grace period is titled so, else in the first frame
+    that is not waiting."""
+    at = next((i for i, line in enumerate(lines) if CALL_TRACE.match(line)), 0)
+    stack = list(frames(lines[at:]))
+    where = next((f for f in stack if "rtnl_lock" in f), None) or \
+        next(("synchronize_rcu" for f in stack if re.search(r"synchronize_(rcu|srcu|net|sched)", f)), None) or \
+        next((f for f in stack if not _WAITING.search(f)), "?")
+    return f"INFO: task hung in {where}"
+
+
+def _kasan(match: re.Match[str], lines: list[str]) -> str:
+    access = next((m[1] for line in lines[:4] if (m := re.search(r"(Read|Write) of size", line))), "")
+    return f"KASAN: {match['what']}{' ' + access if access else ''} in {named(match['func']) or in_call_trace(lines)}"
+
+
+def _kfence(match: re.Match[str], lines: list[str]) -> str:
+    access = f" {match['access']}" if match["access"] else ""
+    return f"KFENCE: {match['what']}{access} in {named(match['func']) or in_call_trace(lines)}"
+
+
+_WARNING_AT = r"WARNING: (?:CPU: \d+ PID: \d+ at (?:\S+:\d+ )?(?P<func>[\w.]+)\+0x|\S+ at (?P<func2>[\w.]+)\+0x)"
+
+# First match wins; more specific patterns come first.
+KINDS: tuple[Kind, ...] = (
+    Kind("kasan", re.compile(r"BUG: KASAN: (?P<what>[\w-]+) in (?P<func>[\w.]+)"), _kasan, END_RULE),
+    Kind("kfence", re.compile(r"BUG: KFENCE: (?P<what>use-after-free|out-of-bounds|invalid free|invalid|"
+                              r"memory corruption)(?: (?P<access>read|write))? in (?P<func>[\w.]+)"),
+         _kfence, END_RULE),
+    Kind("ubsan", re.compile(r"UBSAN: (?P<what>[\w-]+) in "),
+         lambda match, lines: f"UBSAN: {match['what']} in {guilty(lines)}"),
+    Kind("lockdep", re.compile(r"WARNING: possible circular locking dependency detected"), _circular, None),
+    Kind("lockdep", re.compile(r"WARNING: possible recursive locking detected"),
+         _site_after("is trying to acquire lock", "possible deadlock"), None),
+    Kind("lockdep", re.compile(r"WARNING: inconsistent lock state"), _traced("inconsistent lock state"), None),
+    Kind("lockdep", re.compile(r"(WARNING|BUG): bad unlock balance detected"), _unlock_balance, None),
+    Kind("lockdep", re.compile(r"WARNING: possible irq lock inversion dependency detected"),
+         _site_after("just changed the state of lock", "possible deadlock"), None),
+    # "HARDIRQ-safe -> HARDIRQ-unsafe", or "SOFTIRQ-READ-safe -> ..." where the safe lock was only read in irq
+    Kind("lockdep", re.compile(r"WARNING: [\w-]+-safe -> [\w-]+-unsafe lock order detected"),
+         _below(re.compile(r"which became \S+ at:"), "possible deadlock"), None),
+    Kind("lockdep", re.compile(r"WARNING: held lock freed!"), _site_after("held lock freed", "WARNING: held lock freed"),
+         None),
+    Kind("lockdep", re.compile(r"WARNING: lock held when returning to user space!"),
+         _site_after("leaving the kernel with locks still held", "WARNING: lock held when returning to user space"),
+         None),
+    Kind("lockdep", re.compile(r"WARNING: suspicious RCU usage"), _traced("WARNING: suspicious RCU usage"), None),
+    Kind("bug", re.compile(r"BUG: sleeping function called from invalid context"),
+         _traced("BUG: sleeping function called from invalid context")),
+    Kind("bug", re.compile(r"BUG: scheduling while atomic"), _traced("BUG: scheduling while atomic")),
+    Kind("warning", re.compile(r"WARNING: CPU: \d+ PID: \d+ at lib/refcount\.c"), _warning("WARNING: refcount bug")),
+    Kind("warning", re.compile(_WARNING_AT), _warning("WARNING")),
+    Kind("bug", re.compile(r"kernel BUG at lib/list_debug\.c"), _traced("BUG: corrupted list")),
+    Kind("bug", re.compile(r"BUG: kernel NULL pointer dereference|BUG: unable to handle kernel NULL pointer"),
+         _fault("BUG: unable to handle kernel NULL pointer dereference")),
+    Kind("bug", re.compile(r"BUG: unable to handle (page fault|kernel paging request)"),
+         _fault("BUG: unable to handle kernel paging request")),
+    Kind("bug", re.compile(r"Unable to handle kernel (?P<what>paging request|NULL pointer dereference|"
+                           r"access to user memory)"),
+         lambda match, lines: f"BUG: unable to handle kernel {match['what']} in {faulting(lines)}"),
+    Kind("bug", re.compile(r"PANIC: double fault"), _fault("PANIC: double fault")),
+    Kind("bug", re.compile(r"general protection fault"), _fault("general protection fault")),
+    Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG")),
+    # x86's traps: 6.1 prints "invalid opcode: 0000 [#1] ...", 6.12 "Oops: invalid opcode: 0000 [#1] ..."
+    Kind("bug", re.compile(r"^\s*(?:Oops: )?(?P<what>invalid opcode|int3|divide error|divide_error): 0000"),
+         lambda match, lines: f"{match['what'].replace('_', ' ')} in {faulting(lines)}"),
+    Kind("lockup", re.compile(r"BUG: soft lockup"), _fault("BUG: soft lockup")),
+    Kind("lockup", re.compile(r"Watchdog detected hard LOCKUP on cpu"), _fault("BUG: hard lockup")),
+    Kind("hung task", re.compile(r"INFO: task \S.* blocked for more than \d+ seconds"), _hung, None),
+    Kind("rcu stall", re.compile(r"INFO: rcu_\w+ (self-)?detected (stalls?|expedited stalls?)"),
+         lambda match, lines: f"INFO: rcu detected stall in {guilty(lines)}", None),
+    Kind("bug", re.compile(r"^\s*(Internal error: Oops|Oops: )"), _fault("Oops")),
+    Kind("panic", re.compile(r"^\s*Kernel panic - not syncing: (?P<why>.*)"),
+         lambda match, lines: f"kernel panic: {match['why'].strip()}", None),
+)
+PANIC = next(k for k in KINDS if k.name == "panic")
+# What a fault report prints after its first line ("kernel BUG at", "BUG: unable to handle", arm64's "Unable to
+# handle" and its abort block): never a report of its own.
+FOLLOW_UP = re.compile(r"^\s*(Oops: |Internal error: |invalid opcode: 0000)")
+
+
+def start(text: str) -> tuple[Kind, re.Match[str]] | None:
+    """The kind of report this console line starts, if any."""
+    for kind in KINDS:
+        if (match := kind.start.search(text)) is not None:
+            return kind, match
+    return None
