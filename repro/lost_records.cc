@@ -1,0 +1,172 @@
+// Records a ring could not take are told, not silently dropped: __perf_output_begin() in
+// kernel/events/ring_buffer.c counts each in rb->lost (and the event's lost_samples, read with
+// PERF_FORMAT_LOST), and the next record that lands is preceded by one PERF_RECORD_LOST with that count.
+//  - lost_while_paused: PERF_EVENT_IOC_PAUSE_OUTPUT stops the ring taking records; the anonymous mappings
+//    made while it is paused are dropped and counted, and after the ring resumes the next mapping's MMAP
+//    record lands behind a LOST counting them. A kernel that wrote a paused ring, or dropped without
+//    counting, fails here.
+//  - lost_without_id_sample: an event without sample_id_all (its sample_type still sizes an id sample) fills
+//    its ring with MMAP records until one does not land; once the ring is read empty, the next mapping
+//    leaves exactly a bare LOST record (header, id, count) and its MMAP, back to back: a kernel that reserved
+//    room for the id sample it does not write leaves a hole the reader parses as a record.
+// The records are PERF_RECORD_MMAP of anonymous mappings (mmap_data): one per mmap(), in our own task.
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "lib/attrs.h"
+#include "lib/evidence.h"
+#include "lib/records.h"
+#include "lib/ring_buffer.h"
+#include "lib/repro.h"
+
+namespace sigwake {
+namespace {
+
+constexpr int kPaused = 5;             // mappings made while the ring is paused
+constexpr int kDroppedAfterFull = 2;   // mappings beyond the first one a full ring did not take
+
+// PERF_RECORD_LOST without an id sample: what the kernel writes for an event without sample_id_all.
+struct BareLostRecord {
+  perf_event_header header;
+  std::uint64_t id, lost;
+};
+// With sample_id_all and PERF_SAMPLE_TID: the same, then pid and tid.
+struct LostRecordWithTid {
+  BareLostRecord bare;
+  std::uint32_t pid, tid;
+};
+
+template <typename T>
+bool parse_as(const Record& record, T& out) {
+  if (record.type != PERF_RECORD_LOST || record.bytes.size() != sizeof(T)) return false;
+  std::memcpy(&out, record.bytes.data(), sizeof(T));
+  return true;
+}
+
+// One anonymous page mapped and unmapped: one MMAP record in a ring that takes it. Returns its address.
+std::uint64_t map_one_page() {
+  void* page = mmap(nullptr, 1, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  check(page != MAP_FAILED, "mmap(MAP_ANONYMOUS)");
+  check(munmap(page, 1) == 0, "munmap");
+  return reinterpret_cast<std::uintptr_t>(page);
+}
+
+std::string types_of(const RecordRead& read) {
+  std::string seen;
+  for (const Record& record : read.records) seen += std::string(seen.empty() ? "" : ",") + record_type_name(record.type);
+  return (seen.empty() ? "nothing" : seen) + (read.truncated ? ",truncated" : "");
+}
+
+perf_event_attr anonymous_mappings(std::uint64_t sample_type, bool sample_id_all) {
+  perf_event_attr attr = sideband_attr(sample_type);
+  attr.sample_id_all = sample_id_all;
+  attr.mmap_data = 1;
+  return attr;
+}
+
+}  // namespace
+
+SIGWAKE_CASE(lost_while_paused,
+             {.expected = {changed_at("6.0", "119a784c8127", Verdict::kUnsupported, Verdict::kMeasured,
+                                      "__perf_output_begin() in kernel/events/ring_buffer.c counts a paused ring's "
+                                      "records in rb->lost and lost_samples (PERF_EVENT_IOC_PAUSE_OUTPUT since "
+                                      "86e7972f690c, v4.7) and puts a PERF_RECORD_LOST with that count before the "
+                                      "next record; 119a784c8127 \"perf/core: Introduce PERF_FORMAT_LOST\" (v6.0) "
+                                      "lets read() count them too")},
+              .defining = {"lost", "lost_samples", "after_resume"},
+              .shown = {"lost", "lost_samples", "after_resume"},
+              .kconfig = kPerfConfig}) {
+  perf_event_attr attr = anonymous_mappings(PERF_SAMPLE_TID, true);
+  attr.read_format = PERF_FORMAT_LOST;
+  PerfEvent event = PerfEvent::open(attr, 0, -1);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  event.enable();
+  ring.consume();  // the ring's own mapping, an MMAP record too
+  check(ioctl(event.fd(), PERF_EVENT_IOC_PAUSE_OUTPUT, 1) == 0, "ioctl(PERF_EVENT_IOC_PAUSE_OUTPUT, 1)");
+  const std::uint64_t head_before = ring.head();
+  for (int i = 0; i < kPaused; ++i) map_one_page();
+  const std::uint64_t head_paused = ring.head() - head_before;
+  check(ioctl(event.fd(), PERF_EVENT_IOC_PAUSE_OUTPUT, 0) == 0, "ioctl(PERF_EVENT_IOC_PAUSE_OUTPUT, 0)");
+  const std::uint64_t after = map_one_page();
+  event.disable();
+
+  struct {
+    std::uint64_t value, lost;
+  } counts{};
+  check(read(event.fd(), &counts, sizeof counts) == sizeof counts, "read(PERF_FORMAT_LOST)");
+  const RecordRead read = ring.consume();
+  LostRecordWithTid lost{};
+  const bool has_lost = !read.records.empty() && parse_as(read.records[0], lost);
+  report.add("lost", has_lost ? std::to_string(lost.bare.lost) : "none");
+  report.add("lost_samples", static_cast<long long>(counts.lost));
+  report.add("after_resume", types_of(read));
+  if (head_paused != 0) {
+    return report.decide(Verdict::kMisdelivered, "the paused ring's data_head moved by " +
+                                                     std::to_string(head_paused) + ": a paused ring took records");
+  }
+  if (count_mmaps_of(read, after) != 1 || read.records.size() != 2) {
+    return report.decide(Verdict::kNoRecord, "after the ring resumed, one more mapping left [" + types_of(read) +
+                                                 "], not LOST then its MMAP");
+  }
+  if (!has_lost || lost.bare.lost != kPaused || counts.lost != kPaused || lost.bare.id != event.id()) {
+    return report.decide(Verdict::kWrongCount,
+                         std::to_string(kPaused) + " mappings made while paused were told as " +
+                             (has_lost ? "a LOST of " + std::to_string(lost.bare.lost) : std::string("no LOST")) +
+                             " and lost_samples " + std::to_string(counts.lost));
+  }
+  report.decide(Verdict::kMeasured, "a paused ring took none of " + std::to_string(kPaused) + " records and "
+                                    "told them as one LOST, and in lost_samples");
+}
+
+SIGWAKE_CASE(lost_without_id_sample,
+             {.expected = {always(Verdict::kMeasured,
+                                  "__perf_output_begin() in kernel/events/ring_buffer.c sizes the LOST record it "
+                                  "puts before the next record with an id sample only for sample_id_all, and "
+                                  "perf_event__output_id_sample() writes one only then")},
+              .defining = {"lost", "after_drained"},
+              .shown = {"dropped", "lost", "after_drained"},
+              .kconfig = kPerfConfig}) {
+  PerfEvent event = PerfEvent::open(anonymous_mappings(PERF_SAMPLE_TID | PERF_SAMPLE_TIME, false), 0, -1);
+  RingBuffer ring = RingBuffer::map(event.fd(), 0);
+  event.enable();
+  const int most = static_cast<int>(ring_data_bytes(0) / sizeof(perf_event_header)) + kDroppedAfterFull;
+  int mapped = 0, dropped = -1;  // once a mapping's record did not land: the mappings since
+  while (dropped < kDroppedAfterFull) {
+    if (++mapped > most) throw ReproError("the one-page ring never filled with MMAP records");
+    const std::uint64_t before = ring.head();
+    map_one_page();
+    if (dropped >= 0 || ring.head() == before) ++dropped;
+  }
+  const RecordRead full = ring.consume();
+  if (full.truncated) throw ReproError("the full ring held a truncated record");
+  report.add("dropped", static_cast<long long>(dropped + 1));
+  const std::uint64_t after = map_one_page();
+  event.disable();
+
+  const RecordRead read = ring.consume();
+  BareLostRecord lost{};
+  const bool has_lost = !read.records.empty() && parse_as(read.records[0], lost);
+  report.add("lost", has_lost ? std::to_string(lost.lost) : "none");
+  report.add("after_drained", types_of(read));
+  if (!has_lost) {
+    return report.decide(Verdict::kWrongCount, std::to_string(dropped + 1) + " dropped records, and the ring read "
+                                               "empty then held [" + types_of(read) + "], no bare LOST first");
+  }
+  if (read.truncated || read.records.size() != 2 || count_mmaps_of(read, after) != 1) {
+    return report.decide(Verdict::kMisdelivered, "once the full ring was read empty, one more mapping left [" +
+                                                     types_of(read) + "], not a bare LOST then its MMAP");
+  }
+  if (lost.lost != static_cast<std::uint64_t>(dropped + 1) || lost.id != event.id()) {
+    return report.decide(Verdict::kWrongCount, "the LOST record counts " + std::to_string(lost.lost) + " for id " +
+                                                   std::to_string(lost.id) + "; " + std::to_string(dropped + 1) +
+                                                   " were dropped by event " + std::to_string(event.id()));
+  }
+  report.decide(Verdict::kMeasured, "the " + std::to_string(dropped + 1) + " records a full ring dropped were told "
+                                    "as one bare LOST record, the next MMAP right behind it");
+}
+
+}  // namespace sigwake
