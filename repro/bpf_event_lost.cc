@@ -52,13 +52,6 @@ struct LostRecord {
   std::uint32_t pid, tid;
 };
 
-template <typename T>
-bool parse_as(const Record& record, std::uint32_t type, T& out) {
-  if (record.type != type || record.bytes.size() != sizeof(T)) return false;
-  std::memcpy(&out, record.bytes.data(), sizeof(T));
-  return true;
-}
-
 // One loaded program ("r0 = 0; exit"): its fd, id and tag.
 struct Loaded {
   int fd = -1;
@@ -151,8 +144,8 @@ SIGWAKE_CASE(bpf_event_after_lost,
   if (read.truncated) throw ReproError("the ring held a truncated record");
   LostRecord lost{};
   BpfEventRecord told{};
-  const bool has_lost = !read.records.empty() && parse_as(read.records[0], PERF_RECORD_LOST, lost);
-  const bool has_told = read.records.size() == 2 && parse_as(read.records[1], PERF_RECORD_BPF_EVENT, told);
+  const bool has_lost = !read.records.empty() && record_as(read.records[0], PERF_RECORD_LOST, lost);
+  const bool has_told = read.records.size() == 2 && record_as(read.records[1], PERF_RECORD_BPF_EVENT, told);
   report.add("lost", has_lost ? std::to_string(lost.lost) : "none");
   if (!has_lost || !has_told) {
     std::string seen;

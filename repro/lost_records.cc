@@ -14,7 +14,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <string>
 
 #include "lib/attrs.h"
@@ -39,13 +38,6 @@ struct LostRecordWithTid {
   BareLostRecord bare;
   std::uint32_t pid, tid;
 };
-
-template <typename T>
-bool parse_as(const Record& record, T& out) {
-  if (record.type != PERF_RECORD_LOST || record.bytes.size() != sizeof(T)) return false;
-  std::memcpy(&out, record.bytes.data(), sizeof(T));
-  return true;
-}
 
 // One anonymous page mapped and unmapped: one MMAP record in a ring that takes it. Returns its address.
 std::uint64_t map_one_page() {
@@ -100,7 +92,7 @@ SIGWAKE_CASE(lost_while_paused,
   check(read(event.fd(), &counts, sizeof counts) == sizeof counts, "read(PERF_FORMAT_LOST)");
   const RecordRead read = ring.consume();
   LostRecordWithTid lost{};
-  const bool has_lost = !read.records.empty() && parse_as(read.records[0], lost);
+  const bool has_lost = !read.records.empty() && record_as(read.records[0], PERF_RECORD_LOST, lost);
   report.add("lost", has_lost ? std::to_string(lost.bare.lost) : "none");
   report.add("lost_samples", static_cast<long long>(counts.lost));
   report.add("after_resume", types_of(read));
@@ -149,7 +141,7 @@ SIGWAKE_CASE(lost_without_id_sample,
 
   const RecordRead read = ring.consume();
   BareLostRecord lost{};
-  const bool has_lost = !read.records.empty() && parse_as(read.records[0], lost);
+  const bool has_lost = !read.records.empty() && record_as(read.records[0], PERF_RECORD_LOST, lost);
   report.add("lost", has_lost ? std::to_string(lost.lost) : "none");
   report.add("after_drained", types_of(read));
   if (!has_lost) {

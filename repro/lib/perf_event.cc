@@ -87,8 +87,8 @@ constexpr Feature kFeatures[] = {
      }},
     {"remove_on_exec (v5.13)", [](const perf_event_attr& a) { return a.remove_on_exec != 0 && a.sigtrap == 0; },
      [](const perf_event_attr& f, perf_event_attr& t) { t.remove_on_exec = f.remove_on_exec; }},
-    {"read_format", [](const perf_event_attr& a) { return a.read_format != 0; },
-     [](const perf_event_attr& f, perf_event_attr& t) { t.read_format = f.read_format; }},
+    {"PERF_FORMAT_LOST (v6.0)", [](const perf_event_attr& a) { return (a.read_format & PERF_FORMAT_LOST) != 0; },
+     [](const perf_event_attr&, perf_event_attr& t) { t.read_format = PERF_FORMAT_LOST; }},
     {"sampling (sample_period, sample_type)",
      [](const perf_event_attr& a) { return a.sample_period != 0 || a.sample_type != 0; },
      [](const perf_event_attr& f, perf_event_attr& t) {

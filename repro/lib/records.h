@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,6 +67,14 @@ std::optional<std::vector<std::uint64_t>> parse_group_read_sample(const Record& 
 // kernel writes there the id of the event that wrote the record (an inherited child's own id; PERF_SAMPLE_ID
 // says its parent's).
 std::optional<std::uint64_t> trailing_stream_id(const Record& record);
+
+// A record of `type` whose size is exactly T's, copied into `out`: false for any other.
+template <typename T>
+bool record_as(const Record& record, std::uint32_t type, T& out) {
+  if (record.type != type || record.bytes.size() != sizeof(T)) return false;
+  std::memcpy(&out, record.bytes.data(), sizeof(T));
+  return true;
+}
 
 const char* record_type_name(std::uint32_t type);
 
