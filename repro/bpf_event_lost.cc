@@ -148,11 +148,8 @@ SIGWAKE_CASE(bpf_event_after_lost,
   const bool has_told = read.records.size() == 2 && record_as(read.records[1], PERF_RECORD_BPF_EVENT, told);
   report.add("lost", has_lost ? std::to_string(lost.lost) : "none");
   if (!has_lost || !has_told) {
-    std::string seen;
-    for (const Record& record : read.records) {
-      seen += std::string(seen.empty() ? "" : ",") + record_type_name(record.type);
-    }
-    report.add("after_lost", seen.empty() ? "nothing" : seen);
+    const std::string seen = record_types(read);
+    report.add("after_lost", seen);
     return report.decide(has_lost ? Verdict::kNoRecord : Verdict::kWrongCount,
                          "after " + std::to_string(kDropped) + " loads were dropped and the ring read empty, one "
                          "more load left [" + seen + "], not LOST then its BPF_EVENT");

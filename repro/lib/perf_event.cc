@@ -87,6 +87,8 @@ constexpr Feature kFeatures[] = {
      }},
     {"remove_on_exec (v5.13)", [](const perf_event_attr& a) { return a.remove_on_exec != 0 && a.sigtrap == 0; },
      [](const perf_event_attr& f, perf_event_attr& t) { t.remove_on_exec = f.remove_on_exec; }},
+    {"write_backward (v4.7)", [](const perf_event_attr& a) { return a.write_backward != 0; },
+     [](const perf_event_attr& f, perf_event_attr& t) { t.write_backward = f.write_backward; }},
     {"PERF_FORMAT_LOST (v6.0)", [](const perf_event_attr& a) { return (a.read_format & PERF_FORMAT_LOST) != 0; },
      [](const perf_event_attr&, perf_event_attr& t) { t.read_format = PERF_FORMAT_LOST; }},
     {"sampling (sample_period, sample_type)",

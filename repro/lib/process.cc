@@ -277,4 +277,11 @@ void burn_cpu(std::chrono::microseconds budget) {
   }
 }
 
+std::uint64_t map_one_page() {
+  void* page = mmap(nullptr, 1, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  check(page != MAP_FAILED, "mmap(MAP_ANONYMOUS)");
+  check(munmap(page, 1) == 0, "munmap");
+  return reinterpret_cast<std::uintptr_t>(page);
+}
+
 }  // namespace sigwake

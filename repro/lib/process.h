@@ -148,4 +148,8 @@ bool in_sigwake_guest();
 // Spends CPU time in user space for about `budget`, for task-clock events to count.
 void burn_cpu(std::chrono::microseconds budget);
 
+// Maps one anonymous page and unmaps it: one PERF_RECORD_MMAP for an event with mmap_data that takes it.
+// Returns the page's address, which the record names.
+std::uint64_t map_one_page();
+
 }  // namespace sigwake

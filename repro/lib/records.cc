@@ -20,7 +20,13 @@ RecordRead read_records(std::span<const std::byte> data, std::uint64_t tail, std
   auto copy_out = [&](std::uint64_t pos, std::size_t len, std::byte* dst) {
     for (std::size_t i = 0; i < len; ++i) dst[i] = data[(pos + i) & mask];
   };
-  while (tail < head) {
+  // Positions only grow apart by what the kernel wrote (a backward ring's head is below its tail, in modular
+  // arithmetic): more than the whole ring between them is no ring a kernel left.
+  if (head - tail > data.size()) {
+    out.truncated = true;
+    return out;
+  }
+  while (tail != head) {
     perf_event_header header{};
     if (head - tail < sizeof header) {
       out.truncated = true;
@@ -125,6 +131,12 @@ const char* record_type_name(std::uint32_t type) {
     case PERF_RECORD_SWITCH_CPU_WIDE: return "SWITCH_CPU_WIDE";
     default: return "OTHER";
   }
+}
+
+std::string record_types(const RecordRead& read) {
+  std::string seen;
+  for (const Record& record : read.records) seen += std::string(seen.empty() ? "" : ",") + record_type_name(record.type);
+  return (seen.empty() ? "nothing" : seen) + (read.truncated ? ",truncated" : "");
 }
 
 }  // namespace sigwake

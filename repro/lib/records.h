@@ -20,7 +20,9 @@ struct Record {
 };
 
 // Records between tail and head of a ring's data area (a power-of-two size),
-// copied out in order with wrap-around undone.
+// copied out in order with wrap-around undone. Positions are modular: a
+// write_backward ring is read from its data_head up to its data_tail. More
+// than the ring between them reads as truncated.
 struct RecordRead {
   std::vector<Record> records;
   bool truncated = false;  // a header claimed more bytes than head allows, or fewer than a header
@@ -77,5 +79,7 @@ bool record_as(const Record& record, std::uint32_t type, T& out) {
 }
 
 const char* record_type_name(std::uint32_t type);
+// The types of `read`'s records in order, "MMAP,LOST" ("nothing" for none; ",truncated" if it was).
+std::string record_types(const RecordRead& read);
 
 }  // namespace sigwake

@@ -44,13 +44,23 @@ RingBuffer::~RingBuffer() {
 
 std::uint64_t RingBuffer::head() const { return __atomic_load_n(&meta_->data_head, __ATOMIC_ACQUIRE); }
 
-RecordRead RingBuffer::consume() {
-  const std::uint64_t head_now = head();
-  const std::uint64_t tail = meta_->data_tail;
+RecordRead RingBuffer::read_between(std::uint64_t from, std::uint64_t to) const {
   // data_offset is 0 on kernels older than 4.1; the data then starts one page in.
   const std::size_t offset = meta_->data_offset != 0 ? meta_->data_offset : length_ - data_size_;
   std::span<const std::byte> data(static_cast<const std::byte*>(base_) + offset, data_size_);
-  RecordRead read = read_records(data, tail, head_now);
+  return read_records(data, from, to);
+}
+
+RecordRead RingBuffer::consume() {
+  const std::uint64_t head_now = head();
+  RecordRead read = read_between(meta_->data_tail, head_now);
+  __atomic_store_n(&meta_->data_tail, head_now, __ATOMIC_RELEASE);
+  return read;
+}
+
+RecordRead RingBuffer::consume_backward() {
+  const std::uint64_t head_now = head();
+  RecordRead read = read_between(head_now, meta_->data_tail);
   __atomic_store_n(&meta_->data_tail, head_now, __ATOMIC_RELEASE);
   return read;
 }

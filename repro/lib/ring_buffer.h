@@ -34,9 +34,13 @@ class RingBuffer {
 
   // Reads every record from data_tail to data_head, then releases them to the kernel.
   RecordRead consume();
+  // The same for an event with write_backward, whose data_head moves down: the records from data_head (the
+  // newest first) up to data_tail.
+  RecordRead consume_backward();
 
  private:
   RingBuffer(void* base, std::size_t length, std::size_t data_size);
+  RecordRead read_between(std::uint64_t from, std::uint64_t to) const;
   void* base_;
   std::size_t length_;
   std::size_t data_size_;

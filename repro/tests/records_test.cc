@@ -78,6 +78,28 @@ TEST(ReadRecords, HeaderSplitAcrossTheEndAfterManyLaps) {
   EXPECT_TRUE(parse_switch(read.records[0])->out);
 }
 
+TEST(ReadRecords, ABackwardRingIsReadFromItsHeadBelowZero) {
+  SyntheticRing ring(64);
+  std::uint64_t head = static_cast<std::uint64_t>(-32);  // a write_backward ring 32 bytes down from 0
+  const std::uint64_t newest = head;
+  ring.append(head, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT, 8);
+  ring.append(head, PERF_RECORD_SWITCH, 0, 8);
+  ASSERT_EQ(head, 0u);
+  const RecordRead read = read_records(ring.data(), newest, 0);
+  ASSERT_EQ(read.records.size(), 2u);
+  EXPECT_TRUE(parse_switch(read.records[0])->out);
+  EXPECT_FALSE(read.truncated);
+}
+
+TEST(ReadRecords, MoreThanTheRingBetweenTailAndHeadIsTruncation) {
+  SyntheticRing ring(64);
+  std::uint64_t head = 0;
+  ring.append(head, PERF_RECORD_SWITCH, 0, 0);
+  const RecordRead read = read_records(ring.data(), 16, 8);  // a tail past the head: no ring a kernel left
+  EXPECT_TRUE(read.records.empty());
+  EXPECT_TRUE(read.truncated);
+}
+
 TEST(ReadRecords, TruncatedRecordStopsTheRead) {
   SyntheticRing ring(128);
   std::uint64_t head = 0;
