@@ -231,7 +231,7 @@ def test_a_kernel_that_oopsed_mid_run_is_never_none(tmp_path: Path, catalogue: C
     shutil.copytree(CRASH, tmp_path / "results")
     summary = render(tmp_path / "results", "summary", ReportOptions(), catalogue)
     assert ("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC: double fault in "
-            "kmem_cache_alloc_noprof ([user-paranoid1] set_output_sigio_fasync_on_source)") in summary
+            "alloc_pid ([user-paranoid1] set_output_sigio_fasync_on_source)") in summary
     assert summary.splitlines()[-1] == "findings: 34 (1 crash, 33 lost)"
     kcidb = json.loads(render(tmp_path / "results", "kcidb", ReportOptions(), catalogue))
     assert {t["path"]: t["status"] for t in kcidb["tests"]}["boot"] == "FAIL"
