@@ -196,6 +196,50 @@ def test_a_report_interleaved_with_frames_is_read_whole_and_given_to_the_case_th
     assert (splat.tainted_before, splat.tainted_after) == ("0", "512")  # TAINT_WARN
 
 
+def read_back(body: list[str], *reports: str) -> list:
+    """The reports of a guest console whose frames are `body`, the reports' lines where "REPORT" lines stand."""
+    left = list(reports)
+    lines = [kernel for line in body for kernel in (left.pop(0).splitlines() if line == "REPORT" else [line])]
+    text = guest_console("c0ffee", lines)
+    unframed = console.unframe(text, "c0ffee")
+    report = ktap.parse_runner(unframed.payloads, unframed.lines)
+    return attribute(splats.find(text), report.runs, report.peers)
+
+
+FIRST_RUN = ["KTAP version 1", "1..2", "# sigwake.pass=root", "# sigwake.start=watermark_poll",
+             "# sigwake.case=watermark_poll", "# sigwake.exit=0", "ok 1 watermark_poll.watermark_poll [root run 1]"]
+SECOND_START = ["# sigwake.start=watermark_sigio", "# sigwake.case=watermark_sigio"]
+
+
+def test_a_report_pid_1_prints_after_a_runs_result_is_between_cases() -> None:
+    # The guest's init (PID 1) runs between the programs: a panic it hits there is no finished case's.
+    (splat,) = read_back([*FIRST_RUN, "REPORT", *SECOND_START], (DATA / "panic-alone.log").read_text())
+    assert (splat.privilege, splat.case, splat.task) == (None, None, "swapper/0/1")
+    assert splat.where() == "between [root] watermark_poll and [root] watermark_sigio"
+
+
+def test_a_report_that_names_a_finished_runs_program_is_that_runs() -> None:
+    # A kernel that prints late (rt kernels print from a thread) can land a report in the next run, or between
+    # runs: its Comm says whose it is (watermark_sigio's, here printed while watermark_poll ran).
+    body = ["KTAP version 1", "1..2", "# sigwake.pass=root", *SECOND_START, "# sigwake.exit=0",
+            "ok 1 watermark_sigio.watermark_sigio [root run 1]", "REPORT", "# sigwake.start=watermark_poll",
+            "# sigwake.case=watermark_poll", "REPORT"]
+    warning = (DATA / "warning.log").read_text()
+    assert [(s.case, s.task) for s in read_back(body, warning, warning)] == [
+        ("watermark_sigio", "watermark_sigio/241"), ("watermark_sigio", "watermark_sigio/241")]
+
+
+def test_a_report_while_an_upstream_selftest_ran_is_the_selftests() -> None:
+    body = [*FIRST_RUN, "# sigwake.peer=peer-watermark_signal", "REPORT"]
+    (splat,) = read_back(body, (DATA / "panic-alone.log").read_text())
+    assert splat.case is None and splat.where() == "during the upstream selftest watermark_signal"
+
+
+def test_a_hung_task_or_a_stall_says_it_may_be_an_earlier_cases() -> None:
+    (hung,) = read_back([*FIRST_RUN, *SECOND_START, "REPORT"], (DATA / "hung-task.log").read_text())
+    assert hung.where() == "[root] watermark_sigio; a hung task is reported late: it may belong to an earlier case"
+
+
 def test_a_report_before_any_program_belongs_to_the_boot() -> None:
     text = (DATA / "warning.log").read_text() + guest_console("c0ffee", ["KTAP version 1", "# sigwake.start=x"])
     unframed = console.unframe(text, "c0ffee")

@@ -10,10 +10,10 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 7  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+SCHEMA = 8  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
 # 5: the upstream selftests' results (peers); 6: the boot says whether the kernel started (printed its banner),
 # and what the selftests need of the machine (breakpoint, pmu) as probed before they ran; 7: whether the target
-# (not the kernel) ended the boot
+# (not the kernel) ended the boot; 8: a report's task, and where one no case's was printed
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -108,13 +108,22 @@ class Splat:
     report: str  # its lines as printed, timestamps dropped
     fatal: bool = False  # it ended in a panic: the boot ended there
     cut: bool = False  # the console ended before the report did
-    privilege: str | None = None  # the pass and case that was running; None: outside every case (the boot)
+    privilege: str | None = None  # the pass and case it belongs to; None: outside every case
     case: str | None = None
     tainted_before: str = ""  # /proc/sys/kernel/tainted before and after that case ran ("" not known)
     tainted_after: str = ""
+    task: str = ""  # the task the report names, "comm/pid" ("": it names none)
+    place: str = ""  # outside every case, where: "between [root] a and [root] b", "during the selftest x"
 
     def where(self) -> str:
-        return f"[{self.privilege}] {self.case}" if self.case else "outside every case"
+        where = f"[{self.privilege}] {self.case}" if self.case else self.place or "outside every case"
+        if self.kind in REPORTED_LATE:
+            where += f"; a {self.kind} is reported late: it may belong to an earlier case"
+        return where
+
+
+# Kinds of report the kernel prints long after their cause: a hung task after 120 s, an RCU stall after 21 s.
+REPORTED_LATE = ("hung task", "rcu stall")
 
 
 @dataclass(frozen=True)

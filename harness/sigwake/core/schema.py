@@ -11,10 +11,12 @@ from typing import Any
 
 import jsonschema
 
+from .model import SCHEMA
+
 FOLDER = Path(__file__).parent / "schemas"
 
 # The version each kind is written at.
-CURRENT = {"kernel-result": 7, "qa": 1, "mutant-score": 2, "validation": 2, "bisection": 2, "case-facts": 5, "history-score": 2}
+CURRENT = {"kernel-result": SCHEMA, "qa": 1, "mutant-score": 2, "validation": 2, "bisection": 2, "case-facts": 5, "history-score": 2}
 
 
 @functools.cache

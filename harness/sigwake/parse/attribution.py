@@ -1,27 +1,85 @@
-"""Which case was running when the kernel printed a report: the last run whose
-start frame stands before the report's first line in the console log (the
-guest writes nothing while a program runs, so a report printed during a run
-lands after its start frame), with the taint before and after that run."""
+"""Which case a kernel report belongs to, by what the kernel says: the task the report names (its "Comm:",
+which keeps the first 15 bytes of the program's name) and where it stands among the runs' start and result
+frames (the guest prints nothing of its own while a program runs).
+
+- Printed while a run was in progress (after its start frame, before its result line): that run's, unless it
+  names an earlier run's program and not this one's (a kernel that printed it late: rt kernels print from a
+  thread), then that earlier run's.
+- Printed after a run's result line, before the next start: the run's only if it names the run's program (or
+  an earlier one's, as above); otherwise no case's, "between" the two (PID 1, the guest's init, runs there, and
+  the kernel's own threads).
+- Printed while an upstream selftest ran (after the cases): the selftest's, no case's.
+- Before the first run: the boot's.
+The taint before and after come with the run it is given to."""
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-from .ktap import ProgramRun
+from .ktap import PeerRun, ProgramRun
 from ..core.model import Splat
 
+TASK_COMM_LEN = 16  # include/linux/sched.h: a task's comm keeps 15 bytes of the file it exec'd, then NUL
 
-def attribute(found: list[Splat], runs: list[ProgramRun]) -> list[Splat]:
-    located = [run for run in runs if run.console_line]
-    starts = [run.console_line for run in located]
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    run: ProgramRun | None = None
+    peer: PeerRun | None = None
+
+    def end(self) -> int:
+        """Its result line (0: none, it was cut off or is a peer's)."""
+        return self.run.console_end if self.run is not None else 0
+
+    def words(self) -> str:
+        if self.run is not None:
+            return f"[{self.run.privilege}] {self.run.case or self.run.program}"
+        return f"the upstream selftest {self.peer.program if self.peer else '?'}"
+
+
+def _comm(program: str) -> str:
+    return program[:TASK_COMM_LEN - 1]
+
+
+def _named(splat: Splat, spans: Sequence[_Span], upto: int) -> _Span | None:
+    """The latest run up to index `upto` whose program the report names as its task, if any."""
+    comm = splat.task.rsplit("/", 1)[0] if splat.task else ""
+    if not comm:
+        return None
+    return next((s for s in reversed(spans[:upto + 1]) if s.run is not None and _comm(s.run.program) == comm), None)
+
+
+def _given(splat: Splat, span: _Span) -> Splat:
+    assert span.run is not None
+    return replace(splat, privilege=span.run.privilege, case=span.run.case or span.run.program,
+                   tainted_before=span.run.tainted_before, tainted_after=span.run.tainted_after)
+
+
+def attribute(found: list[Splat], runs: list[ProgramRun], peers: Sequence[PeerRun] = ()) -> list[Splat]:
+    spans = sorted([_Span(r.console_line, run=r) for r in runs if r.console_line] +
+                   [_Span(p.console_line, peer=p) for p in peers if p.console_line], key=lambda s: s.start)
+    starts = [s.start for s in spans]
     attributed = []
     for splat in found:
         index = bisect.bisect_right(starts, splat.console_line) - 1
         if index < 0:  # before the first program: the boot itself
             attributed.append(splat)
             continue
-        run = located[index]
-        attributed.append(replace(splat, privilege=run.privilege, case=run.case or run.program,
-                                  tainted_before=run.tainted_before, tainted_after=run.tainted_after))
+        span = spans[index]
+        if span.peer is not None:
+            attributed.append(replace(splat, place=f"during {span.words()}"))
+            continue
+        named = _named(splat, spans, index)
+        in_progress = not span.end() or splat.console_line <= span.end()
+        if named is not None:
+            attributed.append(_given(splat, named))
+        elif in_progress:
+            attributed.append(_given(splat, span))
+        else:
+            after = spans[index + 1].words() if index + 1 < len(spans) else ""
+            place = f"between {span.words()} and {after}" if after else f"after {span.words()}, the last run"
+            attributed.append(replace(splat, place=place))
     return attributed

@@ -179,6 +179,22 @@ PANIC = next(k for k in KINDS if k.name == "panic")
 FOLLOW_UP = re.compile(r"^\s*(Oops: |Internal error: |invalid opcode: 0000)")
 
 
+# Where a report names its task: the "CPU: 0 UID: 0 PID: 68 Comm: bpf_event_lost" line (6.1 has no UID),
+# else lockdep's "comm/pid [HC0[0]:...] is trying to acquire", a hung task's "task comm:pid", KASAN's "by task".
+_TASK_LINES = (re.compile(r"\bPID: (?P<pid>\d+) Comm: (?P<comm>\S+)"),
+               re.compile(r"^(?P<comm>\S+)/(?P<pid>\d+) (?:\[[^\]]*\] )?(?:is |takes|just changed)"),
+               re.compile(r"INFO: task (?P<comm>\S+):(?P<pid>\d+) blocked"),
+               re.compile(r"\bby task (?P<comm>\S+)/(?P<pid>\d+)"))
+
+
+def task(lines: list[str]) -> str:
+    """The task a report names, "comm/pid" ("" if it names none)."""
+    for pattern in _TASK_LINES:
+        if (found := next((m for line in lines if (m := pattern.search(line)) is not None), None)) is not None:
+            return f"{found['comm']}/{found['pid']}"
+    return ""
+
+
 def start(text: str) -> tuple[Kind, re.Match[str]] | None:
     """The kind of report this console line starts, if any."""
     for kind in KINDS:

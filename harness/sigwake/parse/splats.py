@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from .console import FRAME, SPLICED, crc_holds
-from .report_kinds import FOLLOW_UP, PANIC, Kind, start
+from .report_kinds import FOLLOW_UP, PANIC, Kind, start, task
 from ..core.model import Splat
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")  # printk's "[    5.960677] "
@@ -26,7 +26,8 @@ class _Open:
 
     def close(self, cut: bool) -> Splat:
         return Splat(self.kind.name, self.kind.title(self.match, self.lines), self.line,
-                     "\n".join(self.lines[:MAX_LINES]), self.fatal, cut and not self.ended and self.kind.end is not None)
+                     "\n".join(self.lines[:MAX_LINES]), self.fatal, cut and not self.ended and self.kind.end is not None,
+                     task=task(self.lines))
 
 
 def find(console: str) -> list[Splat]:

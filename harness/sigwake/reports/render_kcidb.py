@@ -142,7 +142,7 @@ def _splat_test(kernel: KernelResult, splat: Splat, number: int, origin: str, bu
             "log_excerpt": bounded(splat.report),
             "misc": {"title": splat.title, "kind": splat.kind, "console_line": splat.console_line,
                      "fatal": splat.fatal, "cut": splat.cut, "tainted_before": splat.tainted_before,
-                     "tainted_after": splat.tainted_after}}
+                     "tainted_after": splat.tainted_after, "task": splat.task, "where": splat.where()}}
 
 
 PEER_STATUS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "xfail": "FAIL", "error": "ERROR"}

@@ -96,7 +96,7 @@ def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int =
     if unframed.missing:
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
     found = [dataclasses.replace(s, console_line=s.console_line + line_offset)
-             for s in attribute(splats.find(outcome.console), report.runs)]
+             for s in attribute(splats.find(outcome.console), report.runs, report.peers)]
     return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset)
 
 
