@@ -4,7 +4,7 @@
 //  - lost_while_paused: PERF_EVENT_IOC_PAUSE_OUTPUT stops the ring taking records; the anonymous mappings
 //    made while it is paused are dropped and counted, and after the ring resumes the next mapping's MMAP
 //    record lands behind a LOST counting them. A kernel that wrote a paused ring, or dropped without
-//    counting, fails here.
+//    counting, fails here. A LOST record has no cpumode: its header.misc is 0.
 //  - lost_without_id_sample: an event without sample_id_all (its sample_type still sizes an id sample) fills
 //    its ring with MMAP records until one does not land; once the ring is read empty, the next mapping
 //    leaves exactly a bare LOST record (header, id, count) and its MMAP, back to back: a kernel that reserved
@@ -43,8 +43,19 @@ perf_event_attr anonymous_mappings(std::uint64_t sample_type, bool sample_id_all
   perf_event_attr attr = sideband_attr(sample_type);
   attr.sample_id_all = sample_id_all;
   attr.mmap_data = 1;
+  attr.read_format = PERF_FORMAT_LOST;
   return attr;
 }
+
+// What read() counts as lost (PERF_FORMAT_LOST: the count, then the lost samples).
+std::uint64_t lost_samples(const PerfEvent& event) {
+  std::uint64_t values[2] = {};
+  check(read(event.fd(), values, sizeof values) == sizeof values, "read(PERF_FORMAT_LOST)");
+  return values[1];
+}
+
+constexpr const char* kLostFormat = "119a784c8127 \"perf/core: Introduce PERF_FORMAT_LOST\" (v6.0) lets read() count "
+                                    "them too";
 
 }  // namespace
 
@@ -53,14 +64,11 @@ SIGWAKE_CASE(lost_while_paused,
                                       "__perf_output_begin() in kernel/events/ring_buffer.c counts a paused ring's "
                                       "records in rb->lost and lost_samples (PERF_EVENT_IOC_PAUSE_OUTPUT since "
                                       "86e7972f690c, v4.7) and puts a PERF_RECORD_LOST with that count before the "
-                                      "next record; 119a784c8127 \"perf/core: Introduce PERF_FORMAT_LOST\" (v6.0) "
-                                      "lets read() count them too")},
+                                      "next record; " + std::string(kLostFormat))},
               .defining = {"lost", "lost_samples", "after_resume"},
               .shown = {"lost", "lost_samples", "after_resume"},
               .kconfig = kPerfConfig}) {
-  perf_event_attr attr = anonymous_mappings(PERF_SAMPLE_TID, true);
-  attr.read_format = PERF_FORMAT_LOST;
-  PerfEvent event = PerfEvent::open(attr, 0, -1);
+  PerfEvent event = PerfEvent::open(anonymous_mappings(PERF_SAMPLE_TID, true), 0, -1);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();
   ring.consume();  // the ring's own mapping, an MMAP record too
@@ -72,15 +80,12 @@ SIGWAKE_CASE(lost_while_paused,
   const std::uint64_t after = map_one_page();
   event.disable();
 
-  struct {
-    std::uint64_t value, lost;
-  } counts{};
-  check(read(event.fd(), &counts, sizeof counts) == sizeof counts, "read(PERF_FORMAT_LOST)");
+  const std::uint64_t counted = lost_samples(event);
   const RecordRead read = ring.consume();
   LostRecordWithTid lost{};
   const bool has_lost = !read.records.empty() && record_as(read.records[0], PERF_RECORD_LOST, lost);
   report.add("lost", has_lost ? std::to_string(lost.bare.lost) : "none");
-  report.add("lost_samples", static_cast<long long>(counts.lost));
+  report.add("lost_samples", static_cast<long long>(counted));
   report.add("after_resume", record_types(read));
   if (head_paused != 0) {
     return report.decide(Verdict::kMisdelivered, "the paused ring's data_head moved by " +
@@ -90,27 +95,29 @@ SIGWAKE_CASE(lost_while_paused,
     return report.decide(Verdict::kNoRecord, "after the ring resumed, one more mapping left [" + record_types(read) +
                                                  "], no MMAP of its page");
   }
-  if (has_lost && read.records.size() != 2) {
+  if (has_lost && (read.records.size() != 2 || lost.bare.header.misc != 0)) {
     return report.decide(Verdict::kMisdelivered, "after the ring resumed, one more mapping left [" +
-                                                     record_types(read) + "], not LOST then its MMAP");
+                                                     record_types(read) + "], not a LOST (header misc 0) then its MMAP");
   }
-  if (!has_lost || lost.bare.lost != kPaused || counts.lost != kPaused || lost.bare.id != event.id()) {
+  if (!has_lost || lost.bare.lost != kPaused || counted != kPaused || lost.bare.id != event.id()) {
     return report.decide(Verdict::kWrongCount,
                          std::to_string(kPaused) + " mappings made while paused were told as " +
                              (has_lost ? "a LOST of " + std::to_string(lost.bare.lost) : std::string("no LOST")) +
-                             " and lost_samples " + std::to_string(counts.lost));
+                             " and lost_samples " + std::to_string(counted));
   }
   report.decide(Verdict::kMeasured, "a paused ring took none of " + std::to_string(kPaused) + " records and "
                                     "told them as one LOST, and in lost_samples");
 }
 
 SIGWAKE_CASE(lost_without_id_sample,
-             {.expected = {always(Verdict::kMeasured,
-                                  "__perf_output_begin() in kernel/events/ring_buffer.c sizes the LOST record it "
-                                  "puts before the next record with an id sample only for sample_id_all, and "
-                                  "perf_event__output_id_sample() writes one only then")},
-              .defining = {"lost", "after_drained"},
-              .shown = {"dropped", "lost", "after_drained"},
+             {.expected = {changed_at("6.0", "119a784c8127", Verdict::kUnsupported, Verdict::kMeasured,
+                                      "__perf_output_begin() in kernel/events/ring_buffer.c counts the records a "
+                                      "full ring drops in rb->lost and lost_samples, and sizes the LOST record it "
+                                      "puts before the next record with an id sample only for sample_id_all, as "
+                                      "perf_event__output_id_sample() writes one only then; " +
+                                          std::string(kLostFormat))},
+              .defining = {"lost", "lost_samples", "after_drained"},
+              .shown = {"dropped", "lost", "lost_samples", "after_drained"},
               .kconfig = kPerfConfig}) {
   PerfEvent event = PerfEvent::open(anonymous_mappings(PERF_SAMPLE_TID | PERF_SAMPLE_TIME, false), 0, -1);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
@@ -129,6 +136,8 @@ SIGWAKE_CASE(lost_without_id_sample,
   const std::uint64_t after = map_one_page();
   event.disable();
 
+  const std::uint64_t counted = lost_samples(event);
+  report.add("lost_samples", static_cast<long long>(counted));
   const RecordRead read = ring.consume();
   BareLostRecord lost{};
   const bool has_lost = !read.records.empty() && record_as(read.records[0], PERF_RECORD_LOST, lost);
@@ -138,13 +147,15 @@ SIGWAKE_CASE(lost_without_id_sample,
     return report.decide(Verdict::kWrongCount, std::to_string(dropped + 1) + " dropped records, and the ring read "
                                                "empty then held [" + record_types(read) + "], no bare LOST first");
   }
-  if (read.truncated || read.records.size() != 2 || count_mmaps_of(read, after) != 1) {
+  if (read.truncated || read.records.size() != 2 || count_mmaps_of(read, after) != 1 || lost.header.misc != 0) {
     return report.decide(Verdict::kMisdelivered, "once the full ring was read empty, one more mapping left [" +
-                                                     record_types(read) + "], not a bare LOST then its MMAP");
+                                                     record_types(read) + "], not a bare LOST (header misc 0) then its MMAP");
   }
-  if (lost.lost != static_cast<std::uint64_t>(dropped + 1) || lost.id != event.id()) {
+  const auto dropped_records = static_cast<std::uint64_t>(dropped + 1);
+  if (lost.lost != dropped_records || counted != dropped_records || lost.id != event.id()) {
     return report.decide(Verdict::kWrongCount, "the LOST record counts " + std::to_string(lost.lost) + " for id " +
-                                                   std::to_string(lost.id) + "; " + std::to_string(dropped + 1) +
+                                                   std::to_string(lost.id) + " and lost_samples " +
+                                                   std::to_string(counted) + "; " + std::to_string(dropped_records) +
                                                    " were dropped by event " + std::to_string(event.id()));
   }
   report.decide(Verdict::kMeasured, "the " + std::to_string(dropped + 1) + " records a full ring dropped were told "
