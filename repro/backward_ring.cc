@@ -7,6 +7,7 @@
 //  - backward_ring_watermark: with wakeup_watermark 2048, the first records do not wake a poller; mappings
 //    made until the records pass the watermark do: `delivered`; a wakeup below it is `misdelivered`.
 #include <poll.h>
+#include <sys/mman.h>
 
 #include <string>
 #include <vector>
@@ -23,6 +24,27 @@ namespace {
 
 constexpr int kMappings = 3;
 constexpr std::uint32_t kHighWatermark = 2048;  // half the 1-page ring: kMappings records stay far below it
+
+// Anonymous pages kept mapped until the case ends, so that each mapping's MMAP record names its own address
+// (a page unmapped at once is mapped again at the same address).
+class Pages {
+ public:
+  Pages() = default;
+  Pages(const Pages&) = delete;
+  Pages& operator=(const Pages&) = delete;
+  ~Pages() {
+    for (void* page : pages_) munmap(page, 1);
+  }
+  std::uint64_t map() {
+    void* page = mmap(nullptr, 1, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+    check(page != MAP_FAILED, "mmap(MAP_ANONYMOUS)");
+    pages_.push_back(page);
+    return reinterpret_cast<std::uintptr_t>(page);
+  }
+
+ private:
+  std::vector<void*> pages_;
+};
 
 perf_event_attr backward(std::uint32_t watermark_bytes) {
   perf_event_attr attr = mmap_watermark_attr(watermark_bytes);
@@ -43,8 +65,9 @@ SIGWAKE_CASE(backward_ring_records,
   PerfEvent event = PerfEvent::open(backward(1), 0, -1);
   RingBuffer ring = RingBuffer::map(event.fd(), 0);
   event.enable();
+  Pages mapped;
   std::vector<std::uint64_t> pages;
-  for (int i = 0; i < kMappings; ++i) pages.push_back(map_one_page());
+  for (int i = 0; i < kMappings; ++i) pages.push_back(mapped.map());
   event.disable();
 
   const RecordRead read = ring.consume_backward();

@@ -35,8 +35,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "lib/attrs.h"
+#include "lib/deadline.h"
 #include "lib/evidence.h"
 #include "lib/fixture.h"
 #include "lib/process.h"
@@ -91,15 +93,22 @@ class SwitchUntilTold {
   Pipe told_;
 };
 
-// Polls for the wakeup the child's records owe us at kHighWatermark: as long as each budget sees the ring fill
-// (a loaded TCG host can take seconds to write 2 KiB of SWITCH records), then a budget more once they crossed it.
-// Leaves `head` at the ring's data_head when it stopped, the evidence of whether the records crossed.
+// Polls for the wakeup the child's records owe us at kHighWatermark, for as long as the child writes them (a
+// loaded TCG host can take seconds for 2 KiB of SWITCH records), then a budget more once they crossed it. A
+// child that ended its naps short of the watermark ends the wait; one still napping after kWritingBudget means
+// the host, not the kernel, is too slow to judge. Leaves `head` at data_head when it stopped: whether the
+// records crossed.
 short wait_for_watermark(SwitchFixture& f, std::uint64_t& head) {
-  for (std::uint64_t seen = 0;; seen = head) {
+  constexpr auto kWritingBudget = 30s;
+  const Deadline writing(kWritingBudget);
+  for (;;) {
     const short revents = wait_readable(f.event.fd(), kWakeupBudget);
     head = f.ring.head();
-    if (revents != 0 || head == seen) return revents;
+    if (revents != 0) return revents;
     if (head >= kHighWatermark) return wait_readable(f.event.fd(), kWakeupBudget);
+    if (f.child.ran(0ms)) return 0;
+    if (writing.expired()) throw ReproError("the child was still writing SWITCH records after 30 s, " +
+                                            std::to_string(head) + " bytes of them: too slow a host to judge");
   }
 }
 
@@ -199,7 +208,12 @@ SIGWAKE_CASE(exit_wakeup_sigio,
   report.add("signals_before_exit", static_cast<long long>(before_exit));
   report.add("data_head_at_watermark", static_cast<long long>(head));
   if (!(revents & POLLIN) && head < kHighWatermark) {
-    return report.decide(Verdict::kNoRecord, "the child's records stopped short of the watermark");
+    return report.decide(Verdict::kNoRecord, "the child switched to the end of its naps, its records stopped short "
+                                             "of the watermark");
+  }
+  if (head < kHighWatermark) {
+    return report.decide(Verdict::kMisdelivered, "the reader was woken with " + std::to_string(head) +
+                                                     " bytes written, below the watermark");
   }
   if (!(revents & POLLIN)) {
     return report.decide(Verdict::kNoWakeup, "the child's records crossed the watermark, the reader was not woken");

@@ -47,6 +47,15 @@ perf_event_attr anonymous_mappings(std::uint64_t sample_type, bool sample_id_all
   return attr;
 }
 
+bool first_is_lost(const RecordRead& read) {
+  return !read.records.empty() && read.records[0].type == PERF_RECORD_LOST;
+}
+
+// The "lost" evidence: the LOST record's count, "malformed" for one not of its size, "none".
+std::string lost_words(bool has_lost, bool whole, std::uint64_t count) {
+  return whole ? std::to_string(count) : has_lost ? "malformed" : "none";
+}
+
 // What read() counts as lost (PERF_FORMAT_LOST: the count, then the lost samples).
 std::uint64_t lost_samples(const PerfEvent& event) {
   std::uint64_t values[2] = {};
@@ -83,8 +92,9 @@ SIGWAKE_CASE(lost_while_paused,
   const std::uint64_t counted = lost_samples(event);
   const RecordRead read = ring.consume();
   LostRecordWithTid lost{};
-  const bool has_lost = !read.records.empty() && record_as(read.records[0], PERF_RECORD_LOST, lost);
-  report.add("lost", has_lost ? std::to_string(lost.bare.lost) : "none");
+  const bool has_lost = first_is_lost(read);
+  const bool lost_whole = has_lost && record_as(read.records[0], PERF_RECORD_LOST, lost);
+  report.add("lost", lost_words(has_lost, lost_whole, lost.bare.lost));
   report.add("lost_samples", static_cast<long long>(counted));
   report.add("after_resume", record_types(read));
   if (head_paused != 0) {
@@ -95,7 +105,7 @@ SIGWAKE_CASE(lost_while_paused,
     return report.decide(Verdict::kNoRecord, "after the ring resumed, one more mapping left [" + record_types(read) +
                                                  "], no MMAP of its page");
   }
-  if (has_lost && (read.records.size() != 2 || lost.bare.header.misc != 0)) {
+  if (has_lost && (!lost_whole || read.records.size() != 2 || lost.bare.header.misc != 0)) {
     return report.decide(Verdict::kMisdelivered, "after the ring resumed, one more mapping left [" +
                                                      record_types(read) + "], not a LOST (header misc 0) then its MMAP");
   }
@@ -140,14 +150,16 @@ SIGWAKE_CASE(lost_without_id_sample,
   report.add("lost_samples", static_cast<long long>(counted));
   const RecordRead read = ring.consume();
   BareLostRecord lost{};
-  const bool has_lost = !read.records.empty() && record_as(read.records[0], PERF_RECORD_LOST, lost);
-  report.add("lost", has_lost ? std::to_string(lost.lost) : "none");
+  const bool has_lost = first_is_lost(read);
+  const bool lost_whole = has_lost && record_as(read.records[0], PERF_RECORD_LOST, lost);
+  report.add("lost", lost_words(has_lost, lost_whole, lost.lost));
   report.add("after_drained", record_types(read));
   if (!has_lost) {
     return report.decide(Verdict::kWrongCount, std::to_string(dropped + 1) + " dropped records, and the ring read "
                                                "empty then held [" + record_types(read) + "], no bare LOST first");
   }
-  if (read.truncated || read.records.size() != 2 || count_mmaps_of(read, after) != 1 || lost.header.misc != 0) {
+  if (!lost_whole || read.truncated || read.records.size() != 2 || count_mmaps_of(read, after) != 1 ||
+      lost.header.misc != 0) {
     return report.decide(Verdict::kMisdelivered, "once the full ring was read empty, one more mapping left [" +
                                                      record_types(read) + "], not a bare LOST (header misc 0) then its MMAP");
   }
