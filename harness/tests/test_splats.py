@@ -121,7 +121,7 @@ FORMATS = {
                            "bug", "BUG: unable to handle kernel paging request in perf_output_copy"),
     "scheduling while atomic": (["BUG: scheduling while atomic: provoke/90/0x00000002", "Call Trace:", " <TASK>",
                                  " dump_stack_lvl+0x5d/0x80", " __schedule_bug+0x50/0x70", " __schedule+0x9a0/0xc00",
-                                 " schedule+0x30/0xa0", " perf_poll+0x60/0x100", "---[ end trace 0000000000000000 ]---"],
+                                 " schedule+0x30/0xa0", " perf_poll+0x60/0x100"],
                                 "bug", "BUG: scheduling while atomic in perf_poll"),
     "kfence": (["==================================================================",
                 "BUG: KFENCE: use-after-free read in perf_output_put_handle+0x30/0x100", "",
@@ -218,15 +218,40 @@ def test_a_report_pid_1_prints_after_a_runs_result_is_between_cases() -> None:
     assert splat.where() == "between [root] watermark_poll and [root] watermark_sigio"
 
 
-def test_a_report_that_names_a_finished_runs_program_is_that_runs() -> None:
-    # A kernel that prints late (rt kernels print from a thread) can land a report in the next run, or between
-    # runs: its Comm says whose it is (watermark_sigio's, here printed while watermark_poll ran).
+def test_a_report_between_runs_that_names_the_finished_runs_program_is_that_runs() -> None:
+    # A kernel that prints late (rt kernels print from a thread), or a task the run left behind: its Comm says
+    # it is the finished run's. Once the next run has started, the report is that run's whatever comm it names
+    # (a reproducer chooses its comm: it cannot hand its report to another case).
     body = ["KTAP version 1", "1..2", "# sigwake.pass=root", *SECOND_START, "# sigwake.exit=0",
             "ok 1 watermark_sigio.watermark_sigio [root run 1]", "REPORT", "# sigwake.start=watermark_poll",
             "# sigwake.case=watermark_poll", "REPORT"]
     warning = (DATA / "warning.log").read_text()
     assert [(s.case, s.task) for s in read_back(body, warning, warning)] == [
-        ("watermark_sigio", "watermark_sigio/241"), ("watermark_sigio", "watermark_sigio/241")]
+        ("watermark_sigio", "watermark_sigio/241"), ("watermark_poll", "watermark_sigio/241")]
+
+
+def test_a_report_in_a_whole_programs_run_is_no_cases() -> None:
+    # A program whose cases could not be listed runs whole: its name is no case's, so the report is a finding
+    # of its own ("while ... ran"), never given to a case that does not exist.
+    body = ["KTAP version 1", "1..1", "# sigwake.pass=root", "# sigwake.start=watermark_sigio", "REPORT"]
+    (splat,) = read_back(body, (DATA / "warning.log").read_text())
+    assert splat.case is None and splat.where() == "while [root] watermark_sigio ran, all its cases"
+
+
+def test_an_oops_after_a_report_that_has_none_is_a_report_of_its_own() -> None:
+    # "BUG: sleeping function called from invalid context" prints no Oops and no end line: a fault later on is
+    # another report. A fault's own Oops line comes once, and a frame printed between them does not split it.
+    sleeping = ["[    5.000000] BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580",
+                "[    5.000001] Call Trace:", "[    5.000002]  perf_poll+0x60/0x100"]
+    gp = ["[    6.000000] Oops: general protection fault, probably for non-canonical address 0xdead: 0000 [#1]",
+          "[    6.000001] RIP: 0010:perf_event_wakeup+0x10/0x80", "[    6.000002] ---[ end trace 0000000000000000 ]---"]
+    found = splats.find("\n".join(sleeping + [f"[    5.5] line {i}" for i in range(20)] + gp))
+    assert [s.title for s in found] == ["BUG: sleeping function called from invalid context in perf_poll",
+                                        "general protection fault in perf_event_wakeup"]
+    real = (DATA / "null-deref-6.12-smp.log").read_text().splitlines()
+    torn = "\n".join(real[:4] + [frame_line("ab", 0, "KTAP version 1").rstrip("\n")] + real[4:])
+    assert [s.title for s in splats.find(torn)] == [
+        "BUG: unable to handle kernel NULL pointer dereference in perf_output_begin"]
 
 
 def test_a_report_while_an_upstream_selftest_ran_is_the_selftests() -> None:

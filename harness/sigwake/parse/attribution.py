@@ -1,15 +1,15 @@
-"""Which case a kernel report belongs to, by what the kernel says: the task the report names (its "Comm:",
-which keeps the first 15 bytes of the program's name) and where it stands among the runs' start and result
-frames (the guest prints nothing of its own while a program runs).
+"""Which case a kernel report belongs to, by what the kernel says: where it stands among the runs' start and
+result frames (the guest prints nothing of its own while a program runs) and the task it names (its "Comm:",
+which keeps the first 15 bytes of the program's name).
 
-- Printed while a run was in progress (after its start frame, before its result line): that run's, unless it
-  names an earlier run's program and not this one's (a kernel that printed it late: rt kernels print from a
-  thread), then that earlier run's.
-- Printed after a run's result line, before the next start: the run's only if it names the run's program (or
-  an earlier one's, as above); otherwise no case's, "between" the two (PID 1, the guest's init, runs there, and
-  the kernel's own threads).
+- Printed while a run was in progress (after its start frame, before its result line): that run's.
+- Printed after a run's result line, before the next start: the run's if it names the run's program as its
+  task (the kernel printed it late, or a task the run left behind did it); otherwise no case's but "between"
+  the two (PID 1, the guest's init, runs there, and the kernel's own threads).
 - Printed while an upstream selftest ran (after the cases): the selftest's, no case's.
+- A run of a whole program (its cases could not be listed) is no case: a report in it is "while" it ran.
 - Before the first run: the boot's.
+A reproducer chooses its own comm, so the comm never takes a report from the run in progress.
 The taint before and after come with the run it is given to."""
 
 from __future__ import annotations
@@ -44,17 +44,17 @@ def _comm(program: str) -> str:
     return program[:TASK_COMM_LEN - 1]
 
 
-def _named(splat: Splat, spans: Sequence[_Span], upto: int) -> _Span | None:
-    """The latest run up to index `upto` whose program the report names as its task, if any."""
+def _names(splat: Splat, span: _Span) -> bool:
+    """Whether the report names the run's program as its task."""
     comm = splat.task.rsplit("/", 1)[0] if splat.task else ""
-    if not comm:
-        return None
-    return next((s for s in reversed(spans[:upto + 1]) if s.run is not None and _comm(s.run.program) == comm), None)
+    return span.run is not None and bool(comm) and _comm(span.run.program) == comm
 
 
 def _given(splat: Splat, span: _Span) -> Splat:
     assert span.run is not None
-    return replace(splat, privilege=span.run.privilege, case=span.run.case or span.run.program,
+    if span.run.case is None:  # a whole program: no case to give it to
+        return replace(splat, place=f"while {span.words()} ran, all its cases")
+    return replace(splat, privilege=span.run.privilege, case=span.run.case,
                    tainted_before=span.run.tainted_before, tainted_after=span.run.tainted_after)
 
 
@@ -72,11 +72,8 @@ def attribute(found: list[Splat], runs: list[ProgramRun], peers: Sequence[PeerRu
         if span.peer is not None:
             attributed.append(replace(splat, place=f"during {span.words()}"))
             continue
-        named = _named(splat, spans, index)
         in_progress = not span.end() or splat.console_line <= span.end()
-        if named is not None:
-            attributed.append(_given(splat, named))
-        elif in_progress:
+        if in_progress or _names(splat, span):
             attributed.append(_given(splat, span))
         else:
             after = spans[index + 1].words() if index + 1 < len(spans) else ""

@@ -19,7 +19,7 @@ CALL_TRACE = re.compile(r"^\s*Call [Tt]race:")
 _MACHINERY = (
     r"^(dump_stack\w*|show_stack|show_trace_log_lvl|dump_backtrace|arch_stack_walk|stack_trace_\w+|__warn\w*|"
     r"warn_\w+|report_bug|handle_bug|fixup_bug|do_error_trap|do_trap|\w*invalid_op|die|__die\w*|oops_\w+|"
-    r"exc_\w+|asm_exc_\w+|page_fault_oops|kernelmode_fixup_or_oops|__bad_area_nosemaphore|bad_area\w*|"
+    r"asm_exc_\w+|page_fault_oops|kernelmode_fixup_or_oops|__bad_area_nosemaphore|bad_area\w*|"
     r"do_user_addr_fault|handle_page_fault|do_page_fault|__do_kernel_fault|die_kernel_fault|do_bad_area|"
     r"do_(kernel|translation)_fault|do_mem_abort|el1_abort|el1h_64_sync\w*|el1_\w+|el0_\w+|el0t_\w+|"
     r"\w*panic\w*|assertfail|print_\w+|__print_\w+|\w*printk\w*|trace_(hard|soft)irqs_\w+|perf_trace_\w+|"

@@ -22,6 +22,7 @@ class Kind:
     start: re.Pattern[str]
     title: Title  # from the start line and the report's lines
     end: re.Pattern[str] | None = END_TRACE  # its last line; None: it has none (hung task, stall, lockdep)
+    oops_follows: bool = False  # a fault: its "Oops:" ("Internal error:", "invalid opcode:") line comes later
 
 
 # lockdep names a lock's site "(&ctx->lock){+...}-{2:2}, at: f+0x28/0x35" (or "at: [<addr>] f+0x28/0x35").
@@ -145,22 +146,24 @@ KINDS: tuple[Kind, ...] = (
          _site_after("leaving the kernel with locks still held", "WARNING: lock held when returning to user space"),
          None),
     Kind("lockdep", re.compile(r"WARNING: suspicious RCU usage"), _traced("WARNING: suspicious RCU usage"), None),
+    # These two print a backtrace and no end line.
     Kind("bug", re.compile(r"BUG: sleeping function called from invalid context"),
-         _traced("BUG: sleeping function called from invalid context")),
-    Kind("bug", re.compile(r"BUG: scheduling while atomic"), _traced("BUG: scheduling while atomic")),
-    Kind("warning", re.compile(r"WARNING: CPU: \d+ PID: \d+ at lib/refcount\.c"), _warning("WARNING: refcount bug")),
+         _traced("BUG: sleeping function called from invalid context"), None),
+    Kind("bug", re.compile(r"BUG: scheduling while atomic"), _traced("BUG: scheduling while atomic"), None),
+    Kind("warning", re.compile(r"WARNING: (?:CPU: \d+ PID: \d+ at )?lib/refcount\.c"),
+         _warning("WARNING: refcount bug")),
     Kind("warning", re.compile(_WARNING_AT), _warning("WARNING")),
-    Kind("bug", re.compile(r"kernel BUG at lib/list_debug\.c"), _traced("BUG: corrupted list")),
+    Kind("bug", re.compile(r"kernel BUG at lib/list_debug\.c"), _traced("BUG: corrupted list"), oops_follows=True),
     Kind("bug", re.compile(r"BUG: kernel NULL pointer dereference|BUG: unable to handle kernel NULL pointer"),
-         _fault("BUG: unable to handle kernel NULL pointer dereference")),
+         _fault("BUG: unable to handle kernel NULL pointer dereference"), oops_follows=True),
     Kind("bug", re.compile(r"BUG: unable to handle (page fault|kernel paging request)"),
-         _fault("BUG: unable to handle kernel paging request")),
+         _fault("BUG: unable to handle kernel paging request"), oops_follows=True),
     Kind("bug", re.compile(r"Unable to handle kernel (?P<what>paging request|NULL pointer dereference|"
                            r"access to user memory)"),
-         lambda match, lines: f"BUG: unable to handle kernel {match['what']} in {faulting(lines)}"),
-    Kind("bug", re.compile(r"PANIC: double fault"), _fault("PANIC: double fault")),
+         lambda match, lines: f"BUG: unable to handle kernel {match['what']} in {faulting(lines)}", oops_follows=True),
+    Kind("bug", re.compile(r"PANIC: double fault"), _fault("PANIC: double fault"), oops_follows=True),
     Kind("bug", re.compile(r"general protection fault"), _fault("general protection fault")),
-    Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG")),
+    Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG"), oops_follows=True),
     # x86's traps: 6.1 prints "invalid opcode: 0000 [#1] ...", 6.12 "Oops: invalid opcode: 0000 [#1] ..."
     Kind("bug", re.compile(r"^\s*(?:Oops: )?(?P<what>invalid opcode|int3|divide error|divide_error): 0000"),
          lambda match, lines: f"{match['what'].replace('_', ' ')} in {faulting(lines)}"),
@@ -176,22 +179,25 @@ KINDS: tuple[Kind, ...] = (
 PANIC = next(k for k in KINDS if k.name == "panic")
 # What a fault report prints after its first line ("kernel BUG at", "BUG: unable to handle", arm64's "Unable to
 # handle" and its abort block): never a report of its own.
-FOLLOW_UP = re.compile(r"^\s*(Oops: |Internal error: |invalid opcode: 0000)")
+FOLLOW_UP = re.compile(r"^\s*(Oops: |Internal error: |invalid opcode: 0000)")  # once per fault
 
 
-# Where a report names its task: the "CPU: 0 UID: 0 PID: 68 Comm: bpf_event_lost" line (6.1 has no UID),
-# else lockdep's "comm/pid [HC0[0]:...] is trying to acquire", a hung task's "task comm:pid", KASAN's "by task".
+# Where a report names its task: the "CPU: 0 UID: 0 PID: 68 Comm: bpf_event_lost" line (6.1 has no UID), the
+# 2025 WARNING format's "CPU#0: comm/pid", lockdep's "comm/pid [HC0[0]:...] is trying to acquire", a hung
+# task's "task comm:pid", KASAN's "by task".
 _TASK_LINES = (re.compile(r"\bPID: (?P<pid>\d+) Comm: (?P<comm>\S+)"),
+               re.compile(r"\bCPU#\d+: (?P<comm>\S+)/(?P<pid>\d+)"),  # the 2025 WARNING line's
                re.compile(r"^(?P<comm>\S+)/(?P<pid>\d+) (?:\[[^\]]*\] )?(?:is |takes|just changed)"),
                re.compile(r"INFO: task (?P<comm>\S+):(?P<pid>\d+) blocked"),
                re.compile(r"\bby task (?P<comm>\S+)/(?P<pid>\d+)"))
 
 
 def task(lines: list[str]) -> str:
-    """The task a report names, "comm/pid" ("" if it names none)."""
-    for pattern in _TASK_LINES:
-        if (found := next((m for line in lines if (m := pattern.search(line)) is not None), None)) is not None:
-            return f"{found['comm']}/{found['pid']}"
+    """The task a report names first, "comm/pid" ("" if it names none): a hung task's own before the panic's."""
+    for line in lines:
+        for pattern in _TASK_LINES:
+            if (found := pattern.search(line)) is not None:
+                return f"{found['comm']}/{found['pid']}"
     return ""
 
 

@@ -23,6 +23,7 @@ class _Open:
     lines: list[str]
     ended: bool = False
     fatal: bool = False
+    oopsed: bool = False  # a fault's "Oops:" line has come: another starts a report of its own
 
     def close(self, cut: bool) -> Splat:
         return Splat(self.kind.name, self.kind.title(self.match, self.lines), self.line,
@@ -48,11 +49,12 @@ def find(console: str) -> list[Splat]:
         started = start(text)
         if started is not None and current is not None:
             kind, _ = started
-            follows_fault = current.kind.name == "bug" and not current.ended and not since_frame and \
+            follows_fault = current.kind.oops_follows and not current.ended and not current.oopsed and \
                 FOLLOW_UP.match(text) is not None
             consequence = kind is PANIC and current.kind is not PANIC and not since_frame
             if follows_fault or consequence:
                 current.lines.append(text)
+                current.oopsed = current.oopsed or follows_fault
                 current.fatal = current.fatal or consequence  # the panic's own trace (panic_on_warn) follows
                 continue
         if started is not None:
