@@ -9,10 +9,15 @@
 //    its ring with MMAP records until one does not land; once the ring is read empty, the next mapping
 //    leaves exactly a bare LOST record (header, id, count) and its MMAP, back to back: a kernel that reserved
 //    room for the id sample it does not write leaves a hole the reader parses as a record.
+//  - lost_without_data_pages: a ring that is its user page alone (as self-monitoring readers map it) is kept
+//    paused by ring_buffer_init(): the mappings' records are neither written (data_head stays 0, nothing past
+//    the page is touched) nor counted lost, having nowhere to go.
 // The records are PERF_RECORD_MMAP of anonymous mappings (mmap_data): one per mmap(), in our own task.
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <string>
 
 #include "lib/attrs.h"
@@ -172,6 +177,42 @@ SIGWAKE_CASE(lost_without_id_sample,
   }
   report.decide(Verdict::kMeasured, "the " + std::to_string(dropped + 1) + " records a full ring dropped were told "
                                     "as one bare LOST record, the next MMAP right behind it");
+}
+
+SIGWAKE_CASE(lost_without_data_pages,
+             {.expected = {changed_at("6.0", "119a784c8127", Verdict::kUnsupported, Verdict::kMeasured,
+                                      "ring_buffer_init() in kernel/events/ring_buffer.c keeps a ring with no data "
+                                      "pages paused, and __perf_output_begin() counts a paused ring's records lost "
+                                      "only where it has pages; " + std::string(kLostFormat))},
+              .defining = {"data_head", "lost_samples"},
+              .shown = {"data_head", "lost_samples"},
+              .kconfig = kPerfConfig}) {
+  PerfEvent event = PerfEvent::open(anonymous_mappings(PERF_SAMPLE_TID, true), 0, -1);
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* user = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, event.fd(), 0);
+  if (user == MAP_FAILED && errno == EPERM) throw Unsupported(errno_text("mmap of the user page (locked memory)"));
+  check(user != MAP_FAILED, "mmap of the user page alone");
+  struct Unmap {
+    void* at;
+    std::size_t length;
+    ~Unmap() { munmap(at, length); }
+  } unmap{user, page};
+  for (int i = 0; i < kPaused; ++i) map_one_page();
+  const auto* meta = static_cast<const perf_event_mmap_page*>(user);
+  const std::uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+  const std::uint64_t counted = lost_samples(event);
+  report.add("data_head", static_cast<long long>(head));
+  report.add("lost_samples", static_cast<long long>(counted));
+  if (head != 0) {
+    return report.decide(Verdict::kMisdelivered, "a ring with no data pages moved its data_head to " +
+                                                     std::to_string(head) + ": records were written past its page");
+  }
+  if (counted != 0) {
+    return report.decide(Verdict::kWrongCount, std::to_string(counted) + " records counted lost by a ring with no "
+                                                                         "data pages, which drops without counting");
+  }
+  report.decide(Verdict::kMeasured, "a ring of its user page alone took none of " + std::to_string(kPaused) +
+                                        " records and counted none lost");
 }
 
 }  // namespace sigwake
