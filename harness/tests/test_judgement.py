@@ -89,6 +89,17 @@ def test_each_row_of_the_judgement(k: KernelResult, c: str, outcome: Outcome, fi
     assert why in judged.why
 
 
+def test_a_report_under_no_cases_name_is_the_kernels_own_finding(catalogue: Catalogue) -> None:
+    # A program run whole (its cases could not be listed) gives its name to a report in its run: where that is
+    # no case of the kernel's, no case shows the report, and the kernel's own findings must.
+    whole = Splat("warning", "WARNING in perf_fasync", 40, "WARNING: ...", privilege="root", case="owner_gone")
+    between = Splat("warning", "WARNING in perf_fasync", 60, "WARNING: ...", place="between [root] a and [root] b")
+    k = kernel("6.12.118+deb13-amd64", [case("watermark_sigio", D)], splats=[whole, between])
+    assert [(f.kind, f.text) for f in findings([k], catalogue)] == [
+        ("splat", "WARNING in perf_fasync ([root] owner_gone)"),
+        ("splat", "WARNING in perf_fasync (between [root] a and [root] b)")]
+
+
 def test_a_crash_is_a_finding_of_the_kernel_and_the_last_line_is_never_none(catalogue: Catalogue) -> None:
     crashed = kernel("6.12.95+deb12-cloud-amd64", [case("watermark_sigio", D, "root"),
                                                    case("set_output_sigio_fasync_on_source", Verdict.BOOT_FAILED,

@@ -230,14 +230,6 @@ def test_a_report_between_runs_that_names_the_finished_runs_program_is_that_runs
         ("watermark_sigio", "watermark_sigio/241"), ("watermark_poll", "watermark_sigio/241")]
 
 
-def test_a_report_in_a_whole_programs_run_is_no_cases() -> None:
-    # A program whose cases could not be listed runs whole: its name is no case's, so the report is a finding
-    # of its own ("while ... ran"), never given to a case that does not exist.
-    body = ["KTAP version 1", "1..1", "# sigwake.pass=root", "# sigwake.start=watermark_sigio", "REPORT"]
-    (splat,) = read_back(body, (DATA / "warning.log").read_text())
-    assert splat.case is None and splat.where() == "while [root] watermark_sigio ran, all its cases"
-
-
 def test_an_oops_after_a_report_that_has_none_is_a_report_of_its_own() -> None:
     # "BUG: sleeping function called from invalid context" prints no Oops and no end line: a fault later on is
     # another report. A fault's own Oops line comes once, and a frame printed between them does not split it.

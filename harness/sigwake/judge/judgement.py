@@ -181,7 +181,9 @@ def untested(kernel: KernelResult) -> str | None:
 
 def kernel_findings(kernel: KernelResult) -> list[Finding]:
     """What is found of the kernel itself, beside its cases."""
-    found = [Finding(kernel.kernel_id, "splat", f"{s.title} ({s.where()})") for s in kernel.splats if s.case is None]
+    cases = {(case.name, case.privilege) for case in kernel.reproducers}  # a report under none of them is no case's
+    found = [Finding(kernel.kernel_id, "splat", f"{s.title} ({s.where()})") for s in kernel.splats
+             if (s.case, s.privilege) not in cases]
     boot = kernel.boot
     if untested(kernel) is not None:
         return found

@@ -7,7 +7,8 @@ which keeps the first 15 bytes of the program's name).
   task (the kernel printed it late, or a task the run left behind did it); otherwise no case's but "between"
   the two (PID 1, the guest's init, runs there, and the kernel's own threads).
 - Printed while an upstream selftest ran (after the cases): the selftest's, no case's.
-- A run of a whole program (its cases could not be listed) is no case: a report in it is "while" it ran.
+- A run of a whole program (its cases could not be listed) gives its name (judgement.py makes a report under a
+  name that is no case's a finding of the kernel's own).
 - Before the first run: the boot's.
 A reproducer chooses its own comm, so the comm never takes a report from the run in progress.
 The taint before and after come with the run it is given to."""
@@ -52,9 +53,7 @@ def _names(splat: Splat, span: _Span) -> bool:
 
 def _given(splat: Splat, span: _Span) -> Splat:
     assert span.run is not None
-    if span.run.case is None:  # a whole program: no case to give it to
-        return replace(splat, place=f"while {span.words()} ran, all its cases")
-    return replace(splat, privilege=span.run.privilege, case=span.run.case,
+    return replace(splat, privilege=span.run.privilege, case=span.run.case or span.run.program,
                    tainted_before=span.run.tainted_before, tainted_after=span.run.tainted_after)
 
 
