@@ -182,12 +182,13 @@ def untested(kernel: KernelResult) -> str | None:
 def kernel_findings(kernel: KernelResult) -> list[Finding]:
     """What is found of the kernel itself, beside its cases."""
     cases = {(case.name, case.privilege) for case in kernel.reproducers}  # a report under none of them is no case's
-    found = [Finding(kernel.kernel_id, "splat", f"{s.title} ({s.where()})") for s in kernel.splats
-             if (s.case, s.privilege) not in cases]
+    fatal = next((s for s in kernel.splats if s.fatal), None)
     boot = kernel.boot
+    ended_in = fatal if boot.status == "boot-failed" and untested(kernel) is None else None  # the crash finding's
+    found = [Finding(kernel.kernel_id, "splat", f"{s.title} ({s.where()})") for s in kernel.splats
+             if (s.case, s.privilege) not in cases and (s.case is None or s is not ended_in)]
     if untested(kernel) is not None:
         return found
-    fatal = next((s for s in kernel.splats if s.fatal), None)
     before_init = boot.status != "ok" and boot.init_uptime_ms is None
     if boot.status == "boot-failed" and before_init:
         what = f"{fatal.title} ({fatal.where()})" if fatal else f"no kernel report: {boot.detail}"
