@@ -82,10 +82,15 @@ def guilty(lines: Iterable[str], skip: re.Pattern[str] | None = None) -> str:
     return next(iter(frames(lines, skip)), "?")
 
 
+def after(marker: re.Pattern[str], lines: list[str]) -> list[str]:
+    """The lines after the first that `marker` finds (all of them when none does)."""
+    at = next((i for i, line in enumerate(lines) if marker.search(line)), None)
+    return lines if at is None else lines[at + 1:]
+
+
 def in_call_trace(lines: list[str]) -> str:
     """The guilty frame of the first "Call Trace:", else of the whole report."""
-    at = next((i for i, line in enumerate(lines) if CALL_TRACE.match(line)), None)
-    return guilty(lines if at is None else lines[at + 1:])
+    return guilty(after(CALL_TRACE, lines))
 
 
 def named(func: str) -> str | None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .frames import CALL_TRACE, clean, faulting, frames, guilty, has_where, in_call_trace, named
+from .frames import CALL_TRACE, after, clean, faulting, frames, guilty, has_where, in_call_trace, named
 
 END_TRACE = re.compile(r"---\[ end (trace|Kernel panic)")  # how a WARNING, an Oops or a panic ends
 END_RULE = re.compile(r"^={20,}")  # how KASAN and KFENCE end
@@ -33,8 +33,7 @@ _WORKQUEUE = re.compile(r"^(process_one_work|flush_workqueue|drain_workqueue|des
 
 def _after(marker: str, lines: list[str]) -> list[str]:
     """The lines after the first that holds `marker` (all of them when none does)."""
-    at = next((i for i, line in enumerate(lines) if marker in line), None)
-    return lines if at is None else lines[at + 1:]
+    return after(re.compile(re.escape(marker)), lines)
 
 
 def _site(lines: list[str]) -> str | None:
@@ -69,10 +68,7 @@ def _unlock_balance(match: re.Match[str], lines: list[str]) -> str:
 def _below(marker: re.Pattern[str], prefix: str) -> Title:
     """The guilty frame of the first backtrace after `marker`: for a safe -> unsafe lock order, where the
     irq-safe lock "became ... safe" (an interrupt's path), as syzbot titles it; else the report's first."""
-    def title(match: re.Match[str], lines: list[str]) -> str:
-        at = next((i for i, line in enumerate(lines) if marker.search(line)), None)
-        return f"{prefix} in {guilty(lines if at is None else lines[at + 1:])}"
-    return title
+    return lambda match, lines: f"{prefix} in {guilty(after(marker, lines))}"
 
 
 def _warning(prefix: str) -> Title:
@@ -102,8 +98,7 @@ _WAITING = re.compile(r"sched|_lock|_slowlock|down|rwsem|completion|kthread|wait
 def _hung(match: re.Match[str], lines: list[str]) -> str:
     """syzbot's rule: a task stuck in rtnl_lock() or an RCU grace period is titled so, else in the first frame
     that is not waiting."""
-    at = next((i for i, line in enumerate(lines) if CALL_TRACE.match(line)), 0)
-    stack = list(frames(lines[at:]))
+    stack = list(frames(after(CALL_TRACE, lines)))
     where = next((f for f in stack if "rtnl_lock" in f), None) or \
         next(("synchronize_rcu" for f in stack if re.search(r"synchronize_(rcu|srcu|net|sched)", f)), None) or \
         next((f for f in stack if not _WAITING.search(f)), "?")
