@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/grants.h"
 #include "lib/records.h"
 #include "lib/repro.h"
 
@@ -128,7 +129,8 @@ std::vector<Expectation> cannot_mount() {
 Facts overlay_facts(Expectation fix, std::string_view defining) {
   std::vector<Expectation> expected = cannot_mount();
   expected.push_back(std::move(fix));
-  return {.expected = std::move(expected), .defining = {defining}, .shown = {defining}, .kconfig = overlay_kconfig()};
+  return {.expected = std::move(expected), .defining = {defining}, .shown = {defining}, .kconfig = overlay_kconfig(),
+          .grants = {kGrantSysAdmin}};  // it mounts two tmpfs and the overlay, in a mount namespace of its own
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 
+#include "lib/grants.h"
 #include "lib/process.h"
 #include "lib/repro.h"
 
@@ -119,7 +120,8 @@ SIGWAKE_CASE(sigtrap_tracepoint_other_task,
                                .backported({"5.15.15"})},
               .defining = {"sigtrap_event_count", "traps_on_waker", "wakee_killed_by"},
               .shown = {"wakings_counted", "sigtrap_event_count"},
-              .kconfig = {"CONFIG_PERF_EVENTS", "CONFIG_EVENT_TRACING"}}) {
+              .kconfig = {"CONFIG_PERF_EVENTS", "CONFIG_EVENT_TRACING"},
+              .grants = {kGrantSysAdmin}}) {  // it mounts tracefs, which our guest does not, to read the id
   PerfEvent::open(blank_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY), 0, -1);  // a kernel without perf says so first
   const std::uint64_t id = waking_tracepoint();  // then tracefs, mounted before we fork
   SignalCapture trap(SIGTRAP);  // a SIGTRAP sent to us, the waker, is counted, not fatal

@@ -165,3 +165,14 @@ def test_a_far_ahead_sequence_number_cannot_shut_out_the_frames_after_it() -> No
     forged = frame_line(TOKEN, 999999, "ok 1 forged")
     got = interpret(outcome("".join(genuine[:3] + [forged] + genuine[3:])), TOKEN, ["watermark_poll"], ("root",), 60)
     assert got.boot.rejected_frames == 1 and got.reproducers[0].verdict is Verdict.DELIVERED
+
+
+def test_a_run_that_left_processes_running_counts_for_nothing() -> None:
+    # Its daemon could have signalled the cases after it, or itself: the verdict it said is not the kernel's word.
+    outlived = POLL_RUN[:-1] + ["# sigwake.strays=1", "not ok 1 watermark_poll [root run 1] # ERROR left 1 processes running"]
+    got = interpret(outcome(console_of(HEADER[:-1] + ["1..1"] + outlived + ["# sigwake.done=1"])), TOKEN,
+                    ["watermark_poll"], ("root",), 60)
+    (poll,) = got.reproducers
+    assert poll.verdict is Verdict.ERROR
+    assert "left 1 processes running" in poll.reason and "it said delivered" in poll.reason
+    assert poll.evidence == {"pollin": 1, "strays": 1}

@@ -121,28 +121,42 @@ def test_a_kernel_crash_mid_run_hides_nothing_the_rest_runs_in_a_fresh_boot(
                         ("user-paranoid1", "watermark_poll_without_ring"): Verdict.DELIVERED}
 
 
-def test_a_reproducer_cannot_forge_the_consoles_frames(tmp_path: Path, built, test_programs: dict[str, Path],
-                                                       kernel_6_12: Kernel, accel: Accel) -> None:
+def test_a_reproducer_cannot_forge_the_consoles_frames_nor_the_kernels_word(
+        tmp_path: Path, built, test_programs: dict[str, Path], kernel_6_12: Kernel, accel: Accel) -> None:
     programs = {"a_forge": test_programs["forge"], "b_watermark_poll": built.reproducers["watermark_poll"]}
     initrd = initramfs.write(initramfs.guest_entries(built.init, programs), tmp_path / "forge.cpio")
     config = RunOptions(accel, repeat=1, privileges=("root", "user-paranoid2"))
     got = run_qemu(kernel_6_12, initrd, sorted(programs), config, tmp_path / "console.log")
     assert got.boot.status == "ok", got.boot
     forge = {r.privilege: r.evidence for r in got.reproducers if r.name == "forge"}
-    for privilege, found in forge.items():  # the token is nowhere a reproducer can read it, root included
+    assert set(forge) == {"root", "user-paranoid2"}
+    for privilege, found in forge.items():  # root's run included: it keeps only perf's capabilities
         assert found["cmdline_token"] == 0 and found["token_file_readable"] == 0, (privilege, found)
         assert found["init_memory_readable"] == 0, (privilege, found)  # PID 1 is not dumpable, no CAP_SYS_PTRACE
         assert found["stdin_is_console"] == 0, (privilege, found)
         # no port at all: the keyboard controller's are evdev_sigio's alone (repro/guest/runner.cc)
         assert found["serial_ports_writable"] == 0 and found["keyboard_status_readable"] == 0, (privilege, found)
-    unprivileged = forge["user-paranoid2"]
-    assert unprivileged["console_openable"] == 0 and unprivileged["serial_openable"] == 0, unprivileged
-    assert unprivileged["forged_frames_written"] == 0
-    # Root could write frames onto the console; without the token they are rejected and change nothing.
+        # its /dev has no console, serial port or kmsg, and it cannot make one (repro/guest/confine.h)
+        assert found["console_openable"] == 0 and found["serial_openable"] == 0, (privilege, found)
+        assert found["forged_frames_written"] == 0 and found["kmsg_written"] == 0, (privilege, found)
+        # syslog(2) and TIOCCONS need capabilities it lacks; the printk knobs and sysrq-trigger are read-only
+        assert found["loglevel_changed"] == 0 and found["console_redirected"] == 0, (privilege, found)
+        assert found["confinement_undone"] == 0, (privilege, found)
+        # its listing asked for CAP_SYS_ADMIN: only a reviewed program is granted anything (runner.cc)
+        assert found["cap_sys_admin"] == 0 and found["machine_written"] == 0, (privilege, found)
+        assert found["report_named_child_segfaulted"] == 1, (privilege, found)
+    assert got.boot.rejected_frames == 0
+    assert any("forge.forge asks for CAP_SYS_ADMIN sysrq-trigger" in w for w in got.boot.warnings), got.boot
+    # Its daemon was killed when its run ended, and its run counts for nothing.
+    outlive = {r.privilege: r for r in got.reproducers if r.name == "outlive"}
+    for privilege, run in outlive.items():
+        assert run.verdict is Verdict.ERROR and "left 1 processes running" in run.reason, (privilege, run)
+        assert run.evidence["daemon_started"] == 1
     poll = {r.privilege: r.verdict for r in got.reproducers if r.name == "watermark_poll"}
     assert poll == {"root": Verdict.DELIVERED, "user-paranoid2": Verdict.DELIVERED}
-    assert got.boot.rejected_frames == forge["root"]["forged_frames_written"]
-    assert not [s for s in got.splats if "forged_report" in s.report]  # its report-shaped line stayed its own
+    # its report-shaped lines stayed its own
+    assert not [s for s in got.splats if "forged_report" in s.report or "forged_kmsg" in s.report]
+    assert not [s for s in got.splats if s.kind == "ubsan"], got.splats  # the segfaulting child's name
 
 
 def qemu_writing(console_log: Path) -> int | None:

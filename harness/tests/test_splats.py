@@ -230,6 +230,21 @@ def test_a_report_between_runs_that_names_the_finished_runs_program_is_that_runs
         ("watermark_sigio", "watermark_sigio/241"), ("watermark_poll", "watermark_sigio/241")]
 
 
+def test_a_report_is_placed_by_the_kernels_clock_where_the_runs_carry_it() -> None:
+    # An rt kernel prints from a thread: the WARNING (printed at 12.104211, while watermark_sigio ran) reaches
+    # the console after the next run's start frame; by line it would be watermark_poll's, whose start came later.
+    body = ["KTAP version 1", "1..2", "# sigwake.pass=root", *SECOND_START, "# sigwake.printk_start=12.000000",
+            "# sigwake.printk_end=12.200000", "# sigwake.exit=0", "ok 1 watermark_sigio.watermark_sigio [root run 1]",
+            "# sigwake.start=watermark_poll", "# sigwake.case=watermark_poll", "# sigwake.printk_start=12.300000",
+            "REPORT"]
+    late = (DATA / "warning.log").read_text().replace("PID: 241", "PID: 7").replace("Comm: watermark_sigio", "Comm: ktimers")
+    (splat,) = read_back(body, late)
+    assert (splat.case, splat.task, splat.printk_s) == ("watermark_sigio", "ktimers/7", 12.104398)
+    # Printed after the first run ended and before the next began, by the clock: between them.
+    (between,) = read_back(body, late.replace("[   12.10", "[   12.25"))
+    assert between.case is None and between.where() == "between [root] watermark_sigio and [root] watermark_poll"
+
+
 def test_an_oops_after_a_report_that_has_none_is_a_report_of_its_own() -> None:
     # "BUG: sleeping function called from invalid context" prints no Oops and no end line: a fault later on is
     # another report. A fault's own Oops line comes once, and a frame printed between them does not split it.
@@ -312,3 +327,12 @@ def test_a_run_the_kernel_cut_off_has_no_taint_after_it() -> None:
     unframed = console.unframe(text, "c0ffee")
     (splat,) = attribute(splats.find(text), ktap.parse_runner(unframed.payloads, unframed.lines).runs)
     assert (splat.tainted_before, splat.tainted_after) == ("0", "")
+
+
+def test_a_line_that_begins_with_a_tasks_name_is_never_a_report() -> None:
+    # A task names itself (prctl(PR_SET_NAME), 15 bytes); the kernel begins some lines with that name and its pid.
+    named = ["[    3.100000] UBSAN: a in b[42]: segfault at 0 ip 0000000000401000 sp 00007ffc00000000 error 6",
+             "[    3.100001] BUG: x in y[43] is installing a program with bpf_probe_write_user helper"]
+    assert splats.find("\n".join(named)) == []
+    real = "[    3.2] UBSAN: array-index-out-of-bounds in kernel/events/core.c:12:3"
+    assert [s.kind for s in splats.find(real)] == ["ubsan"]

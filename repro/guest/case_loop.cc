@@ -16,23 +16,34 @@ namespace {
 // A program's name: its file's.
 std::string base_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
+// A case as its program lists it: its name, then what it must be granted (lib/grants.h).
+struct ListedCase {
+  std::string name;
+  std::vector<std::string> grants;
+};
+
 // A program and its cases; no cases: it could not list them, so it runs whole.
 struct Program {
   std::string path;
   std::string name;
-  std::vector<std::string> cases;
+  std::vector<ListedCase> cases;
 };
 
-Program list_cases(const std::string& path, std::chrono::milliseconds budget) {
-  const RunOutcome listing = run_with_deadline({path, "--list"}, budget);
+Program list_cases(const std::string& path, std::chrono::milliseconds budget, bool confined) {
+  const RunOutcome listing = run_with_deadline({path, "--list"}, budget, RunLimits{.confined = confined});
   Program program{path, base_name(path), {}};
-  if (listing.exited && listing.exit_code == 0) program.cases = split(listing.output, '\n');
+  if (!listing.exited || listing.exit_code != 0) return program;
+  for (const std::string& line : split(listing.output, '\n')) {
+    const std::vector<std::string> words = split(line, ' ');
+    if (!words.empty()) program.cases.push_back({words.front(), std::vector<std::string>(words.begin() + 1, words.end())});
+  }
   return program;
 }
 
 std::string result_line(std::size_t number, const std::string& name, const RunOutcome& run) {
   const std::string id = std::to_string(number) + " " + name;
   if (run.timed_out) return "not ok " + id + " # TIMEOUT killed at the deadline";
+  if (run.strays > 0) return "not ok " + id + " # ERROR left " + std::to_string(run.strays) + " processes running";
   if (!run.exited) return "not ok " + id + " # ERROR killed by signal " + std::to_string(run.term_signal);
   if (run.exit_code == 0) return "ok " + id;
   if (run.exit_code == 4) return "ok " + id + " # SKIP";
@@ -47,6 +58,7 @@ bool report_run(const RunOutcome& outcome, std::string& tainted,
   for (std::string text; std::getline(lines, text);) line("    " + text);
   line(report_line(protocol::kReportDurationUs, std::to_string(outcome.duration_us)));
   if (outcome.exited) line(report_line(protocol::kReportExit, std::to_string(outcome.exit_code)));
+  if (outcome.strays > 0) line(report_line(protocol::kReportStrays, std::to_string(outcome.strays)));
   const std::string now = read_value(kTaintedSysctl);
   if (now == tainted) return false;
   tainted = now;
@@ -80,6 +92,12 @@ std::string ending(const RunOutcome& run) {
   if (!run.exited) return "signal " + std::to_string(run.term_signal);
   const std::string verdict = verdict_of(run);
   return "verdict " + (verdict.empty() ? "none" : verdict) + " exit " + std::to_string(run.exit_code);
+}
+
+// The kernel log's clock, when the loop has one and the kernel a log.
+void say_clock(const LoopConfig& config, const char* key, const std::function<void(const std::string&)>& line) {
+  if (!config.printk_clock) return;
+  if (const std::string now = config.printk_clock(); !now.empty()) line(report_line(key, now));
 }
 
 }  // namespace
@@ -152,12 +170,24 @@ std::string run_key(const std::string& pass, const std::string& program, const s
 void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTracer* tracer,
                const std::function<void(const std::string&)>& line) {
   std::vector<Program> programs;
-  for (const std::string& path : config.programs) programs.push_back(list_cases(path, config.budget));
+  for (const std::string& path : config.programs) programs.push_back(list_cases(path, config.budget, config.confined));
+  std::vector<std::string> refused;  // said once the plan is out
+  for (Program& program : programs) {
+    for (ListedCase& c : program.cases) {
+      if (c.grants.empty() || may_be_granted(program.path)) continue;
+      std::string asked;
+      for (const std::string& grant : c.grants) asked += " " + grant;
+      refused.push_back(program.name + "." + c.name + " asks for" + asked + ", which no case of " + program.name +
+                        " is granted (repro/guest/runner.cc): it runs without");
+      c.grants.clear();
+    }
+  }
 
   // The plan: each pass's invocations (each case in its own process), those up to the resume key left out.
   struct Invocation {
     const Program* program;
     std::vector<std::string> argv;
+    std::vector<std::string> grants;
   };
   std::vector<std::string> skipped(config.passes.size());
   std::vector<std::vector<Invocation>> planned(config.passes.size());
@@ -166,16 +196,17 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
   for (std::size_t i = 0; i < config.passes.size(); ++i) {
     skipped[i] = hooks.skip_reason ? hooks.skip_reason(config.passes[i]) : "";
     for (const Program& program : programs) {
-      std::vector<std::vector<std::string>> invocations;
-      for (const std::string& c : program.cases) invocations.push_back({program.path, "--case", c});
-      if (invocations.empty()) invocations.push_back({program.path});
-      for (auto& argv : invocations) {
+      std::vector<Invocation> invocations;
+      for (const ListedCase& c : program.cases) invocations.push_back({&program, {program.path, "--case", c.name}, c.grants});
+      if (invocations.empty()) invocations.push_back({&program, {program.path}, {}});
+      for (Invocation& invocation : invocations) {
+        const auto& argv = invocation.argv;
         const std::string key = run_key(config.passes[i].name, program.name, argv.size() == 3 ? argv[2] : "");
         if (resuming) {
           resuming = key != config.resume_after;
           continue;
         }
-        if (skipped[i].empty()) planned[i].push_back({&program, std::move(argv)});
+        if (skipped[i].empty()) planned[i].push_back(std::move(invocation));
       }
     }
     runs += planned[i].size() * config.repeat;
@@ -191,6 +222,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
   }
   runs += peers.size();
   line("1.." + std::to_string(runs));
+  for (const std::string& why : refused) line(report_line(protocol::kReportWarning, why));
   // The kernel's taint flags, at the start and after every run that changed them: a splat's before and after.
   std::string tainted = read_value(kTaintedSysctl);
   line(report_line(protocol::kReportTainted, tainted));
@@ -223,9 +255,12 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         }
         line(report_line(protocol::kReportStart, program.name));
         if (argv.size() == 3) line(report_line(protocol::kReportCase, argv[2]));
-        const RunOutcome outcome = run_with_deadline(argv, config.budget, pass.uid, [tracer](pid_t pid) {
+        say_clock(config, protocol::kReportPrintkStart, line);
+        const RunLimits limits{.uid = pass.uid, .grants = invocation.grants, .confined = config.confined};
+        const RunOutcome outcome = run_with_deadline(argv, config.budget, limits, [tracer](pid_t pid) {
           if (tracer != nullptr) tracer->follow(pid);
         });
+        say_clock(config, protocol::kReportPrintkEnd, line);
         const bool tainted_by_run = report_run(outcome, tainted, line);
         if (tracer != nullptr) {
           for (const auto& [function, value] : tracer->counts()) {
@@ -246,6 +281,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
   }
   // What the selftests need of the machine, said before they run (a case needs none of it: software events).
   if (!peers.empty()) {
+    if (hooks.enter) hooks.enter(Pass{"peer", -1, ""});  // root's rules, whichever pass ran last
     for (const Capability& capability : probe_machine()) {
       line(report_line(protocol::kReportMachine + capability.name,
                        (capability.present ? "yes: " : "no: ") + capability.detail));
@@ -254,7 +290,9 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
   for (const std::string& path : peers) {
     const std::string name = base_name(path);
     line(report_line(protocol::kReportPeer, name));
-    const RunOutcome outcome = run_with_deadline({path}, config.peer_budget);
+    say_clock(config, protocol::kReportPrintkStart, line);
+    const RunOutcome outcome = run_with_deadline({path}, config.peer_budget, RunLimits{.confined = config.confined});
+    say_clock(config, protocol::kReportPrintkEnd, line);
     report_run(outcome, tainted, line);
     line(result_line(++number, "peer " + name, outcome));
   }

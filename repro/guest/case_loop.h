@@ -52,6 +52,9 @@ struct LoopConfig {
   std::string resume_after;
   // In a LAVA job: what the lab shows for each run, said after its result line as `# sigwake.lava=`.
   LavaTable lava;
+  bool confined = false;  // each run in a view without the console's ways in (confine.h): a guest's init
+  // The kernel log's clock now ("": unknown), said as each run starts and ends (printk_clock.h): a guest's.
+  std::function<std::string()> printk_clock;
 };
 
 // The key of one invocation, as resume_after names it.
@@ -60,15 +63,16 @@ std::string run_key(const std::string& pass, const std::string& program, const s
 struct PassHooks {
   // Why this pass cannot run here (asked before the plan), or empty.
   std::function<std::string(const Pass&)> skip_reason;
-  // Called as the pass begins (PID 1 sets perf_event_paranoid there).
+  // Called as the pass begins (PID 1 sets perf_event_paranoid there), and as the selftests begin (as "peer").
   std::function<void(const Pass&)> enter;
 };
 
 // Emits `1..N`, `# sigwake.tainted=`, then per pass `# sigwake.pass=`,
 // `# sigwake.paranoid=` (or `# sigwake.skip=` with the reason), then every run:
-// `# sigwake.start=`, `# sigwake.case=`, the program's KTAP as an indented
-// subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.tainted=`
-// (when it changed), `# sigwake.kernel_path.*=` (with a tracer), the result
+// `# sigwake.start=`, `# sigwake.case=`, `# sigwake.printk_start=` (with a printk clock), the program's KTAP as an indented
+// subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.strays=` (processes it left running, killed),
+// `# sigwake.tainted=`
+// (when it changed), `# sigwake.printk_end=`, `# sigwake.kernel_path.*=` (with a tracer), the result
 // line, named "program.case [pass run k]"; for each run left out because the first
 // `agree` runs agreed, `# sigwake.unneeded=<its number>` and a SKIP result line in its place (the
 // plan counts every run `repeat` allows); with a LAVA table, `# sigwake.lava=<pass|fail|skip> <name>` after

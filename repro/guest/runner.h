@@ -17,12 +17,22 @@ struct RunOutcome {
   bool exited = false;
   bool timed_out = false;  // killed at the deadline
   long long duration_us = 0;
+  int strays = 0;  // processes it left running after it ended, which the runner killed (strays.h)
 };
 
-// fork + exec argv[0] with stdout/stderr on a pipe; SIGKILL at the deadline.
-// With `uid` >= 0 the child drops to that uid and gid (and no groups) first.
+// Whether a program (its path) may be granted what its cases ask (lib/grants.h): a reviewed list, runner.cc.
+bool may_be_granted(const std::string& program);
+
+// What a run may do.
+struct RunLimits {
+  int uid = -1;  // >= 0: the child drops to that uid and gid (and no groups); -1: root with perf's capabilities
+  std::vector<std::string> grants;  // what it gets beyond that (lib/grants.h), as its case asked and may_be_granted()
+  bool confined = false;  // in a view of the machine without the console's ways in (confine.h): a guest's runs
+};
+
+// fork + exec argv[0] with stdout/stderr on a pipe; SIGKILL at the deadline; then every process it left is killed.
 // `started`, when given, runs with the child's pid before the child may exec.
-RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget, int uid = -1,
-                             const std::function<void(pid_t)>& started = {});
+RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::milliseconds budget,
+                             const RunLimits& limits = {}, const std::function<void(pid_t)>& started = {});
 
 }  // namespace sigwake

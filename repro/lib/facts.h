@@ -49,6 +49,7 @@ struct Facts {
   Words kconfig;   // the kernel options it needs (CONFIG_...)
   Words peers;     // upstream selftest programs (tools/testing/selftests/perf_events) whose tests it compares with
   int cpus = 1;    // the CPUs it needs online: with fewer it is `unsupported`, which a boot of fewer vCPUs explains
+  Words grants;    // what the runner withholds that it needs (grants.h), said why beside the case
 };
 
 // Evidence sets most cases share (evidence.h's helpers report them).

@@ -3,7 +3,7 @@
 // every case was skipped, else 0).
 //   PROGRAM               every case
 //   PROGRAM --case NAME   that case alone (the guest runs each in its own process)
-//   PROGRAM --list        the case names, one per line
+//   PROGRAM --list        the case names, one per line, each with its grants (facts.h) after it
 //   PROGRAM --list --json each case's facts (facts.h), for the harness
 //   PROGRAM --image NAME ARGS...  an image a case execs into (SIGWAKE_IMAGE), not a case
 #include <cstdio>
@@ -46,7 +46,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (argc == 2) {
-      for (const sigwake::Case& c : sigwake::registered_cases()) std::printf("%s\n", c.name);
+      for (const sigwake::Case& c : sigwake::registered_cases()) {
+        std::printf("%s", c.name);
+        for (const std::string_view grant : c.facts->grants) std::printf(" %.*s", static_cast<int>(grant.size()), grant.data());
+        std::printf("\n");
+      }
       return 0;
     }
   }

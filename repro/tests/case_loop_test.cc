@@ -1,5 +1,6 @@
 // The guest's case loop with a program whose listing never ends: it is cut at the budget and the program runs
-// whole, as one run per pass, so a broken --list costs one deadline and hides nothing.
+// whole, as one run per pass, so a broken --list costs one deadline and hides nothing. And the grants a listing
+// asks for.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -39,6 +40,34 @@ TEST(CaseLoop, AListingThatHangsIsCutAndTheProgramRunsWhole) {
   bool ran_whole = false;
   for (const std::string& line : lines) ran_whole = ran_whole || line.rfind("ok 1 stuck", 0) == 0;
   EXPECT_TRUE(ran_whole);
+}
+
+TEST(CaseLoop, ACaseGetsTheGrantsItAsksForOnlyInAReviewedProgram) {
+  if (geteuid() != 0) GTEST_SKIP() << "only root has CAP_SYS_ADMIN to give";
+  char directory[] = "/tmp/sigwake-caseloop-XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  // The same script twice: as a program the runner's list names (a test's prefix before it), and as one it does not.
+  const std::string reviewed = std::string(directory) + "/a_provoke", other = std::string(directory) + "/asking";
+  for (const std::string& path : {reviewed, other}) {
+    std::ofstream(path) << "#!/bin/sh\n[ \"$1\" = --list ] && { echo plain; echo mounting CAP_SYS_ADMIN; exit 0; }\n"
+                           "echo \"${0##*/} $2 admin=$(( 0x$(grep CapEff /proc/self/status | cut -f2) >> 21 & 1 ))\"\n";
+    chmod(path.c_str(), 0755);
+  }
+  LoopConfig config;
+  config.programs = {reviewed, other};
+  config.passes = {Pass{"root", -1, ""}};
+  config.budget = std::chrono::milliseconds(5000);
+  std::vector<std::string> lines;
+  run_cases(config, PassHooks{}, nullptr, [&lines](const std::string& line) { lines.push_back(line); });
+  unlink(reviewed.c_str());
+  unlink(other.c_str());
+  rmdir(directory);
+  const auto said = [&lines](const std::string& line) { return std::find(lines.begin(), lines.end(), line) != lines.end(); };
+  EXPECT_TRUE(said("    a_provoke plain admin=0"));
+  EXPECT_TRUE(said("    a_provoke mounting admin=1"));
+  EXPECT_TRUE(said("    asking mounting admin=0"));
+  EXPECT_TRUE(said("# sigwake.warning=asking.mounting asks for CAP_SYS_ADMIN, which no case of asking is granted "
+                   "(repro/guest/runner.cc): it runs without"));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--list") == 0) {
-    std::puts("sysrq_crash");
+    std::puts("sysrq_crash sysrq-trigger");  // granted: the runner seals it from every other run
     return 0;
   }
   std::printf("KTAP version 1\n1..1\n");

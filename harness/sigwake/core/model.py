@@ -10,10 +10,11 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 8  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+SCHEMA = 9  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
 # 5: the upstream selftests' results (peers); 6: the boot says whether the kernel started (printed its banner),
 # and what the selftests need of the machine (breakpoint, pmu) as probed before they ran; 7: whether the target
-# (not the kernel) ended the boot; 8: a report's task, and where one no case's was printed
+# (not the kernel) ended the boot; 8: a report's task, and where one no case's was printed; 9: when the kernel
+# printed a report (its log's clock), by which it is placed among the runs
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -114,6 +115,7 @@ class Splat:
     tainted_after: str = ""
     task: str = ""  # the task the report names, "comm/pid" ("": it names none)
     place: str = ""  # outside every case, where: "between [root] a and [root] b", "during the selftest x"
+    printk_s: float | None = None  # its first line's timestamp, the kernel log's clock (None: printed without one)
 
     def where(self) -> str:
         where = f"[{self.privilege}] {self.case}" if self.case else self.place or "outside every case"

@@ -11,6 +11,9 @@ which keeps the first 15 bytes of the program's name).
   name that is no case's a finding of the kernel's own).
 - Before the first run: the boot's.
 A reproducer chooses its own comm, so the comm never takes a report from the run in progress.
+Where the report and every run carry the kernel log's clock (the guest says each run's start and end on it:
+repro/guest/printk_clock.h), "while", "after" and "before" are by that clock, not by console lines: a PREEMPT_RT
+kernel prints from a thread of its own, so a report's lines can reach the console after the next run's start.
 The taint before and after come with the run it is given to."""
 
 from __future__ import annotations
@@ -35,6 +38,13 @@ class _Span:
         """Its result line (0: none, it was cut off or is a peer's)."""
         return self.run.console_end if self.run is not None else 0
 
+    def printk_start(self) -> float | None:
+        return self.run.printk_start if self.run is not None else self.peer.printk_start if self.peer else None
+
+    def printk_end(self) -> float | None:
+        """When it ended on the kernel log's clock (None: not said, or it never ended, or it is a peer's)."""
+        return self.run.printk_end if self.run is not None else None
+
     def words(self) -> str:
         if self.run is not None:
             return f"[{self.run.privilege}] {self.run.case or self.run.program}"
@@ -57,13 +67,25 @@ def _given(splat: Splat, span: _Span) -> Splat:
                    tainted_before=span.run.tainted_before, tainted_after=span.run.tainted_after)
 
 
+def _position(splat: Splat, spans: list[_Span]) -> tuple[int, bool]:
+    """The span the report was printed in or after (-1: before the first), and whether while it ran: by the
+    kernel log's clock where the report and every span carry it, else by console line."""
+    times = [s.printk_start() for s in spans]
+    clocked = all(t is not None for t in times) and all(s.printk_end() is not None or not s.end() for s in spans)
+    if splat.printk_s is not None and spans and clocked:
+        index = bisect.bisect_right(times, splat.printk_s) - 1
+        ended = spans[index].printk_end() if index >= 0 else None
+        return index, index >= 0 and (ended is None or splat.printk_s <= ended)
+    index = bisect.bisect_right([s.start for s in spans], splat.console_line) - 1
+    return index, index >= 0 and (not spans[index].end() or splat.console_line <= spans[index].end())
+
+
 def attribute(found: list[Splat], runs: list[ProgramRun], peers: Sequence[PeerRun] = ()) -> list[Splat]:
     spans = sorted([_Span(r.console_line, run=r) for r in runs if r.console_line] +
                    [_Span(p.console_line, peer=p) for p in peers if p.console_line], key=lambda s: s.start)
-    starts = [s.start for s in spans]
     attributed = []
     for splat in found:
-        index = bisect.bisect_right(starts, splat.console_line) - 1
+        index, in_progress = _position(splat, spans)
         if index < 0:  # before the first program: the boot itself
             attributed.append(splat)
             continue
@@ -71,7 +93,6 @@ def attribute(found: list[Splat], runs: list[ProgramRun], peers: Sequence[PeerRu
         if span.peer is not None:
             attributed.append(replace(splat, place=f"during {span.words()}"))
             continue
-        in_progress = not span.end() or splat.console_line <= span.end()
         if in_progress or _names(splat, span):
             attributed.append(_given(splat, span))
         else:

@@ -216,6 +216,9 @@ class ProgramRun:
     tainted_before: str = ""  # /proc/sys/kernel/tainted as it started and as it ended ("": not said, or it
     # never ended: a crash cut it off)
     tainted_after: str = ""
+    strays: int = 0  # processes it left running after it ended, which the guest killed
+    printk_start: float | None = None  # its start and end on the kernel log's clock (None: not said)
+    printk_end: float | None = None
     index: int = 1  # which run of its case in its pass (1 for the first)
     left_out: int = 0  # runs of its case left out after it because the first ones agreed (adaptive repeats)
 
@@ -241,6 +244,8 @@ class PeerRun:
     exit_code: int | None = None
     duration_us: int | None = None
     console_line: int = 0
+    printk_start: float | None = None  # its start and end on the kernel log's clock (None: not said)
+    printk_end: float | None = None
 
     @property
     def program(self) -> str:
@@ -324,6 +329,12 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
                 (current or peer).exit_code = int(value)
             elif key == KEY["duration_us"] and (current or peer) is not None:
                 (current or peer).duration_us = int(value)
+            elif key == KEY["strays"] and current is not None:
+                current.strays = int(value)
+            elif key == KEY["printk_start"] and (current or peer) is not None:
+                (current or peer).printk_start = float(value)
+            elif key == KEY["printk_end"] and (current or peer) is not None:
+                (current or peer).printk_end = float(value)
             elif key.startswith(MACHINE):
                 report.machine[key[len(MACHINE):]] = value
             elif key.startswith(KERNEL_PATH) and current is not None:

@@ -59,6 +59,16 @@ def judged(document: ProgramDocument, asked: str, ended: str, exit_code: int | N
     return cases
 
 
+def outlived(cases: list[CaseOutcome], strays: int) -> list[CaseOutcome]:
+    """A run that left processes running after it ended (the guest killed them: repro/guest/strays.h) could
+    have had them act for it, against the cases after it or for its own verdict: its verdicts count for
+    nothing, their evidence is kept."""
+    if not strays:
+        return cases
+    return [(c, Verdict.ERROR, f"it left {strays} processes running after it ended (the guest killed them); "
+             f"it said {v}", {**e, "strays": strays}) for c, v, _, e in cases]
+
+
 def run_problem(run: ProgramRun) -> tuple[Verdict, str] | None:
     """What ended the program abnormally, if anything did."""
     if run.result is None:

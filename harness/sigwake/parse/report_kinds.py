@@ -196,8 +196,16 @@ def task(lines: list[str]) -> str:
     return ""
 
 
+# A line the kernel begins with a task's comm and pid ("%s[%d]: segfault at ...", "...[%d] is installing a
+# program with bpf_probe_write_user"): the comm is the task's choice (prctl(PR_SET_NAME), 15 bytes), so
+# "UBSAN: a in b[42]: segfault at 0" is a process's name, never a report.
+COMM_LINE = re.compile(r"^.{1,15}\[\d+\]:? ")
+
+
 def start(text: str) -> tuple[Kind, re.Match[str]] | None:
     """The kind of report this console line starts, if any."""
+    if COMM_LINE.match(text):
+        return None
     for kind in KINDS:
         if (match := kind.start.search(text)) is not None:
             return kind, match

@@ -11,7 +11,7 @@ from .console import FRAME, SPLICED, crc_holds
 from .report_kinds import FOLLOW_UP, PANIC, Kind, start, task
 from ..core.model import Splat
 
-TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")  # printk's "[    5.960677] "
+TIMESTAMP = re.compile(r"^\[\s*(?P<seconds>\d+\.\d+)\]\s?")  # printk's "[    5.960677] "
 MAX_LINES = 120  # a report longer than this is cut (its title comes from its first lines)
 
 
@@ -21,6 +21,7 @@ class _Open:
     match: re.Match[str]
     line: int
     lines: list[str]
+    printk_s: float | None
     ended: bool = False
     fatal: bool = False
     oopsed: bool = False  # a fault's "Oops:" line has come: another starts a report of its own
@@ -28,7 +29,7 @@ class _Open:
     def close(self, cut: bool) -> Splat:
         return Splat(self.kind.name, self.kind.title(self.match, self.lines), self.line,
                      "\n".join(self.lines[:MAX_LINES]), self.fatal, cut and not self.ended and self.kind.end is not None,
-                     task=task(self.lines))
+                     task=task(self.lines), printk_s=self.printk_s)
 
 
 def find(console: str) -> list[Splat]:
@@ -45,7 +46,8 @@ def find(console: str) -> list[Splat]:
             if spliced is None:
                 continue
             raw = raw[spliced.start():]  # the kernel's line, without the frame it landed in
-        text = TIMESTAMP.sub("", raw)
+        stamp = TIMESTAMP.match(raw)
+        text = raw[stamp.end():] if stamp else raw
         started = start(text)
         if started is not None and current is not None:
             kind, _ = started
@@ -61,7 +63,8 @@ def find(console: str) -> list[Splat]:
             if current is not None:
                 found.append(current.close(cut=False))
             kind, match = started
-            current = _Open(kind, match, number, [text], fatal=kind is PANIC)
+            current = _Open(kind, match, number, [text], float(stamp["seconds"]) if stamp else None,
+                            fatal=kind is PANIC)
             since_frame = False
             continue
         if current is not None and not current.ended:

@@ -12,7 +12,7 @@ from ..core.outcomes import now
 from ..core.verdicts import Verdict
 from ..parse import console, ktap, splats
 from ..parse.attribution import attribute
-from ..parse.outcome import judged, run_problem
+from ..parse.outcome import judged, outlived, run_problem
 from ..parse.repeats import CaseRun, combine
 from .capture import Capture
 
@@ -116,7 +116,8 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
             runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took,
                                 console_span=span))
         else:
-            cases = judged(run.document, run.case or run.program, run.ended(), run.exit_code, run.case is not None)
+            cases = outlived(judged(run.document, run.case or run.program, run.ended(), run.exit_code,
+                                    run.case is not None), run.strays)
             runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path, span,
                              left_out=run.left_out)
                      for case, verdict, reason, evidence in cases]
