@@ -176,3 +176,13 @@ def test_a_run_that_left_processes_running_counts_for_nothing() -> None:
     assert poll.verdict is Verdict.ERROR
     assert "left 1 processes running" in poll.reason and "it said delivered" in poll.reason
     assert poll.evidence == {"pollin": 1, "strays": 1}
+
+
+def test_a_guest_that_could_not_unpack_our_initramfs_is_the_targets_failure() -> None:
+    # Seen on arm64 with a 147 MB initramfs in 512 MB: the init ran without its token, every frame "unset".
+    console = ("[    0.9] Initramfs unpacking failed: write error\r\n" +
+               "".join(frame_line("unset", i, p) for i, p in enumerate(HEADER + POLL_RUN)))
+    got = interpret(outcome(console), TOKEN, ["watermark_poll"], ("root",), 60)
+    assert got.boot.status == "boot-failed"
+    assert got.boot.target_failed.startswith("the guest could not unpack sigwake's initramfs (Initramfs unpacking "
+                                             "failed: write error)"), got.boot

@@ -102,6 +102,15 @@ def kernel_banner(console: str) -> str | None:
     return match.group(0) if match else None
 
 
+# init/initramfs.c's words when it could not unpack an archive: ours no longer fits the guest's memory.
+UNPACK_FAILED = re.compile(r"Initramfs unpacking failed: [^\r\n]*")
+
+
+def unpack_failure(console: str) -> str | None:
+    match = UNPACK_FAILED.search(console)
+    return match.group(0) if match else None
+
+
 def panic_line(console: str) -> str | None:
     match = PANIC.search(console)
     return match.group(0) if match else None

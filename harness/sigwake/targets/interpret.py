@@ -92,6 +92,11 @@ def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int =
     """`line_offset`: where this boot's console starts in the kernel's console log (a resumed boot's)."""
     unframed = console.unframe(outcome.console, token)
     report = ktap.parse_runner(unframed.payloads, unframed.lines)
+    if (unpacked := console.unpack_failure(outcome.console)) and not outcome.target_failed and not report.done:
+        # sigwake's own image did not reach the guest whole (seen: 147 MB in a 512 MB arm64 guest): its init then
+        # never had its token, and nothing of the kernel was judged
+        outcome = dataclasses.replace(outcome, target_failed=f"the guest could not unpack sigwake's initramfs "
+                                                           f"({unpacked}): too large for the guest's memory?")
     status, detail = boot_status(outcome, report, timeout_s)
     if unframed.missing:
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
