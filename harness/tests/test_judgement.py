@@ -111,3 +111,16 @@ def test_a_crash_is_a_finding_of_the_kernel_and_the_last_line_is_never_none(cata
     assert summary.splitlines()[-1] == "findings: 2 (1 splat, 1 crash)"
     assert summary.splitlines()[0].startswith("finding: 6.12.95+deb12-cloud-amd64: crash: the boot ended in PANIC")
     assert Gate().last_line() == "findings: none"
+
+
+def test_a_crash_known_to_follow_the_emulator_says_so_under_that_emulator_only(catalogue: Catalogue) -> None:
+    crashed = BootRecord("boot-failed", 9.0, 900, "Kernel panic")
+    cut = ReproResult("set_output_sigio_fasync_on_source", Verdict.BOOT_FAILED, "was running when the boot ended", {},
+                      1.0, "user-paranoid1", {"boot-failed": 1})
+    for machine, follows in (("QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)", True),
+                             ("QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)", False)):
+        subject = kernel("6.12.95+deb12-cloud-amd64", [cut], crashed, [CRASH])
+        subject.runner = Runner("qemu", 5, machine=machine, accel="tcg")
+        said = " ".join(f.text for f in findings([subject], catalogue) if f.kind in ("crash", "splat"))
+        assert "PANIC: double fault in alloc_pid" in said
+        assert ("[follows the emulator:" in said) is follows, said

@@ -27,6 +27,7 @@ from enum import Enum
 
 from . import expectations
 from . import peers
+from .emulator_faults import said
 from ..programs.catalogue import Catalogue
 from .flavours import flavour_findings
 from ..core.model import CUT_OFF, KernelResult, ReproResult, Splat
@@ -102,7 +103,7 @@ def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judg
     release, origin = expectations.facts_release(kernel.release or "", kernel.kernel_version), kernel.origin.kind
     known = expectations.expected(catalogue, case.name, release, case.privilege, origin)
     if found := splats_of(kernel, case):
-        titles = "; ".join(dict.fromkeys(s.title for s in found))
+        titles = "; ".join(dict.fromkeys(said(s, kernel.runner) for s in found))
         return Judged(kernel, case, Outcome.FAIL, f"kernel splat while it ran: {titles} (verdict {verdict})", "splat")
     if verdict is Verdict.UNSUPPORTED and (short := too_few_cpus(kernel, case, catalogue)) is not None:
         return Judged(kernel, case, Outcome.SKIP, short)
@@ -185,16 +186,17 @@ def kernel_findings(kernel: KernelResult) -> list[Finding]:
     fatal = next((s for s in kernel.splats if s.fatal), None)
     boot = kernel.boot
     ended_in = fatal if boot.status == "boot-failed" and untested(kernel) is None else None  # the crash finding's
-    found = [Finding(kernel.kernel_id, "splat", f"{s.title} ({s.where()})") for s in kernel.splats
+    found = [Finding(kernel.kernel_id, "splat", f"{said(s, kernel.runner)} ({s.where()})") for s in kernel.splats
              if (s.case, s.privilege) not in cases and (s.case is None or s is not ended_in)]
     if untested(kernel) is not None:
         return found
     before_init = boot.status != "ok" and boot.init_uptime_ms is None
     if boot.status == "boot-failed" and before_init:
-        what = f"{fatal.title} ({fatal.where()})" if fatal else f"no kernel report: {boot.detail}"
+        what = f"{said(fatal, kernel.runner)} ({fatal.where()})" if fatal else f"no kernel report: {boot.detail}"
         found.append(Finding(kernel.kernel_id, "crash", f"boot crash: the kernel started and died before init: {what}"))
     elif boot.status == "boot-failed" and fatal is not None:
-        found.append(Finding(kernel.kernel_id, "crash", f"the boot ended in {fatal.title} ({fatal.where()})"))
+        ended = f"the boot ended in {said(fatal, kernel.runner)} ({fatal.where()})"
+        found.append(Finding(kernel.kernel_id, "crash", ended))
     elif boot.status == "boot-failed":
         found.append(Finding(kernel.kernel_id, "crash", f"the boot ended with no kernel report: {boot.detail}"))
     elif boot.status == "timeout":
