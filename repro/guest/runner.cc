@@ -143,8 +143,6 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
   for (;;) {
     if (deadline.expired()) {
       outcome.timed_out = true;
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
       break;
     }
     const timespec left = deadline.remaining_timespec();
@@ -161,7 +159,7 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
 
   // Its output ended (or the deadline came): it may still run, its descriptors closed, until the deadline.
   int status = 0;
-  if (!reaped_by(pid, deadline, &status)) {
+  if (outcome.timed_out || !reaped_by(pid, deadline, &status)) {
     outcome.timed_out = true;
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);

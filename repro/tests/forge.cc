@@ -8,8 +8,8 @@
 // (TIOCCONS), to write core_pattern, perf_event_paranoid or a program beside
 // ours, to give itself CAP_SYS_ADMIN (its listing asks), to have the kernel print
 // a report-shaped task name (a child named "UBSAN: ..." segfaults) and to undo
-// its confinement (umount /dev). Case outlive: it leaves a daemon running. It reports what it managed; the guest's real frames and
-// reports must survive it.
+// its confinement (umount /dev). Case outlive: it leaves a daemon running. It
+// reports what it managed; the guest's real frames and reports must survive it.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -77,15 +77,20 @@ bool kmsg_written() {
   return fd >= 0 && write(fd, report.data(), report.size()) == static_cast<ssize_t>(report.size());
 }
 
+// Whether a root-owned file took a write: of the value it holds, so no harm is done when it does.
+bool rewrote(const char* path) {
+  std::string value;
+  std::getline(std::ifstream(path), value);
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  return fd >= 0 && write(fd, value.data(), value.size()) > 0;
+}
+
 // Whether the console's loglevel took a change (each way put back at once, if one did).
 bool loglevel_changed() {
   constexpr int kConsoleLevel = 8;  // SYSLOG_ACTION_CONSOLE_LEVEL
   bool changed = klogctl(kConsoleLevel, nullptr, 1) == 0;
   if (changed) klogctl(kConsoleLevel, nullptr, 7);
-  std::string levels;
-  std::getline(std::ifstream("/proc/sys/kernel/printk"), levels);
-  const int printk = open("/proc/sys/kernel/printk", O_WRONLY | O_CLOEXEC);
-  changed = changed || (printk >= 0 && write(printk, levels.data(), levels.size()) > 0);  // its own value: no harm
+  changed = changed || rewrote("/proc/sys/kernel/printk");
   const int sysrq = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);  // '7' would set the loglevel
   return changed || sysrq >= 0;
 }
@@ -111,13 +116,7 @@ bool console_redirected() {
 // Whether a root-owned knob or file outside its run took a write: the kernel's core_pattern (a helper it would
 // run with every capability), perf_event_paranoid (the next runs' rules), a new program beside ours.
 bool machine_written() {
-  bool written = false;
-  for (const char* path : {"/proc/sys/kernel/core_pattern", "/proc/sys/kernel/perf_event_paranoid"}) {
-    std::string value;
-    std::getline(std::ifstream(path), value);
-    const int fd = open(path, O_WRONLY | O_CLOEXEC);
-    written = written || (fd >= 0 && write(fd, value.data(), value.size()) > 0);  // its own value: no harm
-  }
+  const bool written = rewrote("/proc/sys/kernel/core_pattern") || rewrote("/proc/sys/kernel/perf_event_paranoid");
   const int program = open("/repro/forged", O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
   return written || program >= 0;
 }

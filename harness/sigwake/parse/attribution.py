@@ -67,12 +67,19 @@ def _given(splat: Splat, span: _Span) -> Splat:
                    tainted_before=span.run.tainted_before, tainted_after=span.run.tainted_after)
 
 
-def _position(splat: Splat, spans: list[_Span]) -> tuple[int, bool]:
-    """The span the report was printed in or after (-1: before the first), and whether while it ran: by the
-    kernel log's clock where the report and every span carry it, else by console line."""
+def _clock(spans: list[_Span]) -> list[float] | None:
+    """Every span's start on the kernel log's clock, when every span carries it (and every one that ended, its
+    end); else None."""
     times = [s.printk_start() for s in spans]
-    clocked = all(t is not None for t in times) and all(s.printk_end() is not None or not s.end() for s in spans)
-    if splat.printk_s is not None and spans and clocked:
+    if not spans or any(t is None for t in times) or any(s.printk_end() is None and s.end() for s in spans):
+        return None
+    return [t for t in times if t is not None]
+
+
+def _position(splat: Splat, spans: list[_Span], times: list[float] | None) -> tuple[int, bool]:
+    """The span the report was printed in or after (-1: before the first), and whether while it ran: by the
+    kernel log's clock (`times`, _clock()) where the report carries it too, else by console line."""
+    if splat.printk_s is not None and times is not None:
         index = bisect.bisect_right(times, splat.printk_s) - 1
         ended = spans[index].printk_end() if index >= 0 else None
         return index, index >= 0 and (ended is None or splat.printk_s <= ended)
@@ -83,9 +90,10 @@ def _position(splat: Splat, spans: list[_Span]) -> tuple[int, bool]:
 def attribute(found: list[Splat], runs: list[ProgramRun], peers: Sequence[PeerRun] = ()) -> list[Splat]:
     spans = sorted([_Span(r.console_line, run=r) for r in runs if r.console_line] +
                    [_Span(p.console_line, peer=p) for p in peers if p.console_line], key=lambda s: s.start)
+    times = _clock(spans)
     attributed = []
     for splat in found:
-        index, in_progress = _position(splat, spans)
+        index, in_progress = _position(splat, spans, times)
         if index < 0:  # before the first program: the boot itself
             attributed.append(splat)
             continue
