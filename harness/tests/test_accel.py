@@ -33,3 +33,14 @@ def test_every_boot_is_isolated() -> None:
         assert flag in joined
     assert "panic=-1" in argv[argv.index("-append") + 1]
     assert "-cpu" not in argv  # TCG runs QEMU's default CPU model
+
+
+def test_a_foreign_architecture_under_tcg_stretches_every_deadline() -> None:
+    from sigwake.core.debian_names import HOST_ARCH
+    from sigwake.targets.options import RunOptions
+    from sigwake.targets.registry import FOREIGN_TCG_SLOWDOWN, options_for_arch
+    native = RunOptions(Accel("tcg", ""), repro_timeout_ms=10_000)
+    assert options_for_arch(native, HOST_ARCH, None) == native
+    foreign = options_for_arch(native, "arm64" if HOST_ARCH != "arm64" else "amd64", "tcg")
+    assert foreign.repro_timeout_ms == 10_000 * FOREIGN_TCG_SLOWDOWN
+    assert foreign.silence_s > native.silence_s and foreign.timeout_for(3) > native.timeout_for(3)
