@@ -17,7 +17,7 @@ from sigwake.commands.orchestrator import RunConfig, RunSummary
 from sigwake.commands.validate import boot_problems, new_reports, pair
 from sigwake.kernels.build import BuildError
 from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING
-from sigwake.core.model import CUT_OFF, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, QaLine, QaStep, \
+from sigwake.core.model import CUT_OFF, LOST_IN_TRANSPORT, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, QaLine, QaStep, \
     ReproResult, Runner, Splat
 from sigwake.core.progress import Progress
 from sigwake.core.verdicts import Verdict
@@ -142,7 +142,10 @@ TABLE = {
     "hang at power-off": (F, F, F, F),  # every case reported, then the console went silent
     "peer disagreement": (F, NA, NA, NA),  # only run compares the upstream selftests
     "target failed mid-run": (U, U, O, O),  # QEMU killed from outside after the banner: the machine's, not tested
+    "every run's report torn": (U, U, O, O),  # a lab's log lost a frame of each run: the case was not judged
 }
+KINDS["every run's report torn"] = kernel(ran(Verdict.ERROR, f"{LOST_IN_TRANSPORT} (frames 40): it said exit 0",
+                                              {"error": 3}))
 KINDS["splat in another case"] = dataclasses.replace(
     GOOD, reproducers=[ran(D), dataclasses.replace(ran(D), name="watermark_poll")],
     splats=[splat("watermark_poll")])

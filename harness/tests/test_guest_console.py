@@ -186,3 +186,28 @@ def test_a_guest_that_could_not_unpack_our_initramfs_is_the_targets_failure() ->
     assert got.boot.status == "boot-failed"
     assert got.boot.target_failed.startswith("the guest could not unpack sigwake's initramfs (Initramfs unpacking "
                                              "failed: write error)"), got.boot
+
+
+def test_a_run_whose_report_lost_a_frame_on_the_way_is_left_out_not_judged() -> None:
+    # Seen in a LAVA lab's log: a printk line spliced into a frame took some of its characters with it.
+    header = ["KTAP version 1", "# sigwake.release=6.12.1", "1..3"]
+    payloads = header + [line for k in (1, 2, 3) for line in sigio_run("delivered", "ok", k)] + ["# sigwake.done=3"]
+    frames = console_of(payloads).splitlines(keepends=True)
+    evidence = len(header) + len(sigio_run("delivered", "ok", 1)) + 3  # run 2's "# verdict=" line
+    assert frames[evidence].endswith("    # verdict=delivered\r\n")
+    torn = "".join(frames[:evidence] + frames[evidence + 1:])
+    got = interpret(outcome(torn), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=3)
+    (result,) = got.reproducers
+    assert result.verdict is Verdict.DELIVERED and result.runs == {"delivered": 2}
+    assert f"1 of 3 runs left out: its report lost framed lines on the way (frames {evidence})" in result.reason
+
+    run_end = len(header) + len(sigio_run("delivered", "ok", 1)) - 1  # run 1's result line: runs 1 and 2 merge
+    merged = "".join(f for i, f in enumerate(frames) if i != run_end)
+    got = interpret(outcome(merged), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=3)
+    assert got.reproducers[0].verdict is Verdict.DELIVERED and got.reproducers[0].runs == {"delivered": 1}
+    assert "2 of 3 runs left out" in got.reproducers[0].reason
+
+    lost = {len(header) + k * len(sigio_run("delivered", "ok", 1)) + 3 for k in (0, 1, 2)}  # each run's verdict
+    none = "".join(f for i, f in enumerate(frames) if i not in lost)
+    (result,) = interpret(outcome(none), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=3).reproducers
+    assert result.verdict is Verdict.ERROR and result.reason.startswith("its report lost framed lines on the way")

@@ -28,6 +28,8 @@ def evidence_value(text: str) -> int | str:
 # Why a case has no verdict of its own when its boot ended: it was running then, or it never ran.
 CUT_OFF = "was running when the boot ended"
 NEVER_RAN = "never ran"
+# Why a run says nothing of the kernel: a line of its report never reached us whole (a lab's log tore it).
+LOST_IN_TRANSPORT = "its report lost framed lines on the way"
 
 @dataclass(frozen=True)
 class Origin:

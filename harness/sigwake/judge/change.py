@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import expectations
 from ..programs.catalogue import Catalogue
 from .judgement import split_words
-from ..core.model import QaLine, QaStep, ReproResult
+from ..core.model import LOST_IN_TRANSPORT, QaLine, QaStep, ReproResult
 from ..core.outcomes import UNJUDGED
 from ..core.verdicts import Verdict
 
@@ -39,6 +39,8 @@ def compare(before: ReproResult, after: ReproResult, catalogue: Catalogue,
     kernel is wrong in every run where the base was right in some; nor could two kernels that both refused a
     case a kernel of the base's `release` runs (no release: a kernel with every fix)."""
     correct = expectations.correct(catalogue, before.name, before.privilege)
+    if after.verdict is Verdict.ERROR and after.reason.startswith(LOST_IN_TRANSPORT):
+        return UNJUDGED, (), f"the patched kernel: {after.reason}"  # the target's loss, no word of the patch
     if before.verdict is Verdict.FLAKY:
         base = split_words(before, correct)
         if str(correct) in before.runs and after.verdict in (Verdict.ERROR, Verdict.TIMEOUT, Verdict.BOOT_FAILED):

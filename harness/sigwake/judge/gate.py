@@ -14,7 +14,7 @@ from ..core.exit_codes import exit_code
 from ..core.model import KernelResult
 from ..core.outcomes import FINDINGS as CHANGE_FINDINGS, UNJUDGED, CaseChange, Mark, Step
 from ..programs.catalogue import Catalogue
-from .judgement import FINDING_KINDS, Finding, findings, untested
+from .judgement import FINDING_KINDS, Finding, findings, unjudged, untested
 
 # A run's finding kinds that make a bisection step a finding, and what the step calls them, in the order a step
 # is named by the first it has. A difference or a known failure is no problem of a step: one side of every
@@ -62,10 +62,12 @@ def of_changes(changes: list[CaseChange], new_reports: list[str], boot_problems:
 
 def of_run(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[str] | None = None) -> Gate:
     """run, qa and report: every finding of every kernel; each kernel that never got as far as a result
-    (`not_tested`: could not be fetched or built) or that the target could not run."""
+    (`not_tested`: could not be fetched or built) or that the target could not run, and each case of a tested
+    kernel that the target left unjudged."""
     ordered = sorted(kernels, key=KernelResult.order)
     unrun = [f"{k.kernel_id}: {why}" for k in ordered if (why := untested(k)) is not None]
-    return Gate(findings(ordered, catalogue), [*unrun, *(not_tested or [])])
+    cases = [case for k in ordered for case in unjudged(k, catalogue)]
+    return Gate(findings(ordered, catalogue), [*unrun, *cases, *(not_tested or [])])
 
 
 def of_steps(subject: str, first_changed: list[str], steps: list[Step]) -> Gate:

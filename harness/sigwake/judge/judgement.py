@@ -30,7 +30,7 @@ from . import peers
 from .emulator_faults import said
 from ..programs.catalogue import Catalogue
 from .flavours import flavour_findings
-from ..core.model import CUT_OFF, KernelResult, ReproResult, Splat
+from ..core.model import CUT_OFF, LOST_IN_TRANSPORT, KernelResult, ReproResult, Splat
 from ..core.verdicts import Verdict
 
 
@@ -105,6 +105,8 @@ def judge(kernel: KernelResult, case: ReproResult, catalogue: Catalogue) -> Judg
     if found := splats_of(kernel, case):
         titles = "; ".join(dict.fromkeys(said(s, kernel.runner) for s in found))
         return Judged(kernel, case, Outcome.FAIL, f"kernel splat while it ran: {titles} (verdict {verdict})", "splat")
+    if verdict is Verdict.ERROR and case.reason.startswith(LOST_IN_TRANSPORT):  # every run's report tore
+        return Judged(kernel, case, Outcome.MISS, f"not judged: {case.reason}")
     if verdict is Verdict.UNSUPPORTED and (short := too_few_cpus(kernel, case, catalogue)) is not None:
         return Judged(kernel, case, Outcome.SKIP, short)
     if verdict in (Verdict.BOOT_FAILED, Verdict.TIMEOUT) and kernel.boot.status not in ("ok", "native"):
@@ -203,6 +205,15 @@ def kernel_findings(kernel: KernelResult) -> list[Finding]:
         found.append(Finding(kernel.kernel_id, "hang", ("boot hang: the kernel started and hung before init: "
                                                         if before_init else "") + boot.detail))
     return found
+
+
+def unjudged(kernel: KernelResult, catalogue: Catalogue) -> list[str]:
+    """Each case of a kernel that was tested that still has no judgement and no finding (every run's report
+    tore on the way): a gate counts each as not tested. A kernel not tested at all is one entry (untested)."""
+    if untested(kernel) is not None:
+        return []
+    return [f"{kernel.kernel_id}: [{j.case.privilege}] {j.name}: {j.why}" for cases in
+            judged_cases(kernel, catalogue).values() for j in cases if j.outcome is Outcome.MISS and j.finding is None]
 
 
 def findings(kernels: list[KernelResult], catalogue: Catalogue) -> list[Finding]:

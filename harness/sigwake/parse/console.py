@@ -27,6 +27,7 @@ class Unframed:
     lines: list[int] = field(default_factory=list)  # the console line (1-based) of each payload
     rejected: int = 0  # frames with another token, a bad CRC, a replayed or a far-ahead sequence number
     missing: list[int] = field(default_factory=list)  # sequence numbers that never arrived intact
+    missing_before: list[int] = field(default_factory=list)  # for each, the console line of the next intact frame
 
 
 def crc_holds(match: re.Match[str], payload: str) -> bool:
@@ -77,6 +78,7 @@ def unframe(console: str, token: str) -> Unframed:
             out.rejected += 1
             continue
         out.missing.extend(range(expected, seq))
+        out.missing_before.extend([line] * (seq - expected))
         out.payloads.append(payload)
         out.lines.append(line)
         expected = seq + 1

@@ -312,6 +312,8 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
             elif key == KEY["skip"]:
                 report.skipped[privilege] = value
             elif key == KEY["start"]:
+                if current is not None:  # a run whose result line was lost: the next one still counts after it
+                    started[(current.privilege, current.program, current.case)] = current.index
                 current = ProgramRun(value, privilege, console_line=console_line(diag.line), tainted_before=tainted,
                                    index=started.get((privilege, value, None), 0) + 1)
                 report.runs.append(current)

@@ -23,28 +23,35 @@ class CaseRun:
     console_span: tuple[int, int] | None = None  # its first and last line in the kernel's console log
     reported: bool = True  # False: made by the harness for a run the guest never finished (a cut-off, a miss)
     left_out: int = 0  # runs of its case the guest left out after it, its first runs having agreed
+    torn: bool = False  # its report lost framed lines on the way (a lab's log): no word of the kernel
 
 
 def combine(runs: list[CaseRun], repeat: int | None = None) -> list[ReproResult]:
     """One result per (privilege, case), in the order first seen. With `repeat`, a case the guest reported
     fewer or more times than that, less the runs it left out because the first ones agreed, and no boot cut
-    short, is an error: a run lost or one counted twice."""
+    short, is an error: a run lost or one counted twice. A run whose report tore on the way counts as
+    reported but not for the verdict, which the others make; when every run tore, it is an error that says so."""
     groups: dict[tuple[str, str], list[CaseRun]] = {}
     for run in runs:
         groups.setdefault((run.privilege, run.case), []).append(run)
     results = []
     for (privilege, case), group in groups.items():
+        asked = repeat - sum(r.left_out for r in group) if repeat is not None else None
+        reported = len(group)
+        torn = [r for r in group if r.torn]
+        group = [r for r in group if not r.torn] or torn  # a torn run is left out, unless every run tore
         counts = Counter(str(r.verdict) for r in group)
         first = group[0]
-        asked = repeat - sum(r.left_out for r in group) if repeat is not None else None
-        if asked is not None and len(group) != asked and all(r.reported for r in group):
-            verdict, reason = Verdict.ERROR, f"{len(group)} runs reported where {asked} were asked"
+        if asked is not None and reported != asked and all(r.reported for r in group):
+            verdict, reason = Verdict.ERROR, f"{reported} runs reported where {asked} were asked"
         elif len(counts) == 1:
             verdict, reason = first.verdict, first.reason
         else:
             verdict = Verdict.FLAKY
             reason = "runs disagree: " + ", ".join(f"{v} x{n}" for v, n in counts.most_common())
             first = next(r for r in group if str(r.verdict) == counts.most_common()[-1][0])  # the rarer outcome's evidence
+        if torn and not first.torn:
+            reason += f" ({len(torn)} of {reported} runs left out: {torn[0].reason})"
         durations = [r.duration_ms for r in group if r.duration_ms is not None]
         results.append(ReproResult(
             case, verdict, reason, first.evidence,

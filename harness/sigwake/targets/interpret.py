@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..core.model import CUT_OFF, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, ReproResult, Runner, Splat
+from ..core.model import CUT_OFF, LOST_IN_TRANSPORT, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, \
+    ReproResult, Runner, Splat
 from ..core.outcomes import now
 from ..core.verdicts import Verdict
 from ..parse import console, ktap, splats
@@ -67,6 +68,7 @@ class BootRead:
     rejected: int
     splats: list[Splat]
     line_offset: int = 0  # where its console starts in the kernel's console log
+    lost: tuple[tuple[int, int], ...] = ()  # each framed line lost on the way: (its number, the next intact one's line)
 
     @property
     def target_failed(self) -> str:
@@ -102,19 +104,35 @@ def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int =
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
     found = [dataclasses.replace(s, console_line=s.console_line + line_offset)
              for s in attribute(splats.find(outcome.console), report.runs, report.peers)]
-    return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset)
+    return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset,
+                    tuple(zip(unframed.missing, unframed.missing_before)))
+
+
+def lost_in(boot: BootRead, after: int, last: int) -> list[int]:
+    """The framed lines lost between console lines `after` and `last` (0: to the console's end): a top-level
+    KTAP test holds every frame after the test before it up to its own result line."""
+    return [seq for seq, before in boot.lost if after < before and (last == 0 or before <= last)]
 
 
 def case_runs(boot: BootRead) -> list[CaseRun]:
     """Every run the boot's init reported, the one a crash or hang cut off included."""
     console_end = boot.outcome.console.count("\n") + 1  # where a run cut off ends: with its console
     runs: list[CaseRun] = []
+    previous_end = 0
     for run in boot.report.runs:
         took = run.duration_us / 1000 if run.duration_us is not None else None
         problem = run_problem(run)
         last = run.console_end or console_end
         span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
-        if problem is not None and run.result is None and boot.status != "ok":
+        lost = lost_in(boot, previous_end, run.console_end)
+        previous_end = run.console_end or previous_end
+        if lost:  # what it said may lack a line or hold another run's: the target's loss, no word of the kernel
+            why = f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))}): it said {run.ended()}"
+            names = dict.fromkeys(case for case, *_ in judged(run.document, run.program, run.ended(), run.exit_code,
+                                                              False)) if run.case is None else [run.case]
+            runs += [CaseRun(name, run.privilege, Verdict.ERROR, why, {}, took, console_span=span, torn=True)
+                     for name in names]
+        elif problem is not None and run.result is None and boot.status != "ok":
             runs.append(CaseRun(run.case or run.program, run.privilege, boot.cut_off,
                                 f"{CUT_OFF}: {boot.detail}", {}, console_span=span, reported=False))
         elif problem is not None:
