@@ -188,26 +188,63 @@ def test_a_guest_that_could_not_unpack_our_initramfs_is_the_targets_failure() ->
                                              "failed: write error)"), got.boot
 
 
-def test_a_run_whose_report_lost_a_frame_on_the_way_is_left_out_not_judged() -> None:
-    # Seen in a LAVA lab's log: a printk line spliced into a frame took some of its characters with it.
-    header = ["KTAP version 1", "# sigwake.release=6.12.1", "1..3"]
-    payloads = header + [line for k in (1, 2, 3) for line in sigio_run("delivered", "ok", k)] + ["# sigwake.done=3"]
-    frames = console_of(payloads).splitlines(keepends=True)
-    evidence = len(header) + len(sigio_run("delivered", "ok", 1)) + 3  # run 2's "# verdict=" line
-    assert frames[evidence].endswith("    # verdict=delivered\r\n")
-    torn = "".join(frames[:evidence] + frames[evidence + 1:])
-    got = interpret(outcome(torn), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=3)
-    (result,) = got.reproducers
+def lab_console(runs: list[tuple[str, str]], left_out: int = 0, peer: list[str] | None = None,
+                lost: tuple[int, ...] = ()) -> str:
+    """A lab's console of watermark_sigio's runs (verdict, result), then `left_out` runs left out and a peer,
+    with the frames numbered in `lost` lost on the way."""
+    payloads = [line for k, run in enumerate(runs, start=1) for line in sigio_run(*run, k)]
+    for k in range(len(runs) + 1, len(runs) + 1 + left_out):
+        payloads += [f"# sigwake.unneeded={k}", f"ok {k} watermark_sigio [root run {k}] # SKIP the first runs agreed"]
+    payloads += peer or []
+    plan = len(runs) + left_out + (1 if peer else 0)
+    payloads = ["KTAP version 1", "# sigwake.release=6.12.1", f"1..{plan}"] + payloads + [f"# sigwake.done={plan}"]
+    return "".join(f for i, f in enumerate(console_of(payloads).splitlines(keepends=True)) if i not in lost)
+
+
+def frame_of(run: int, line: int) -> int:
+    """The frame of a run's line (sigio_run's: 3 its verdict, 7 its result), after lab_console's 3 header lines."""
+    return 3 + (run - 1) * len(sigio_run("delivered", "ok")) + line
+
+
+def lab(console: str, repeat: int, lossy: bool = True) -> object:
+    (result,) = interpret(outcome(console), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=repeat,
+                          lossy=lossy).reproducers
+    return result
+
+
+def test_a_lab_run_whose_report_lost_a_frame_is_left_out_when_the_others_show_what_it_said() -> None:
+    # Seen in a LAVA lab's log: a printk line spliced into a frame took some of its characters with it. The
+    # guest left runs 4 and 5 out, which it does only when every run it ran ended alike.
+    ok = ("delivered", "ok")
+    result = lab(lab_console([ok, ok, ok], left_out=2, lost=(frame_of(2, 3),)), repeat=5)
     assert result.verdict is Verdict.DELIVERED and result.runs == {"delivered": 2}
-    assert f"1 of 3 runs left out: its report lost framed lines on the way (frames {evidence})" in result.reason
+    assert "1 of 3 runs left out: its report lost framed lines on the way (frames" in result.reason
+    # A lost result line merges two runs: both are left out.
+    merged = lab(lab_console([ok, ok, ok], left_out=2, lost=(frame_of(1, 7),)), repeat=5)
+    assert merged.verdict is Verdict.DELIVERED and merged.runs == {"delivered": 1} and "2 of 3" in merged.reason
 
-    run_end = len(header) + len(sigio_run("delivered", "ok", 1)) - 1  # run 1's result line: runs 1 and 2 merge
-    merged = "".join(f for i, f in enumerate(frames) if i != run_end)
-    got = interpret(outcome(merged), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=3)
-    assert got.reproducers[0].verdict is Verdict.DELIVERED and got.reproducers[0].runs == {"delivered": 1}
-    assert "2 of 3 runs left out" in got.reproducers[0].reason
 
-    lost = {len(header) + k * len(sigio_run("delivered", "ok", 1)) + 3 for k in (0, 1, 2)}  # each run's verdict
-    none = "".join(f for i, f in enumerate(frames) if i not in lost)
-    (result,) = interpret(outcome(none), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=3).reproducers
-    assert result.verdict is Verdict.ERROR and result.reason.startswith("its report lost framed lines on the way")
+def test_a_lab_run_whose_report_lost_a_frame_is_not_judged_when_it_may_have_differed() -> None:
+    ok, bad = ("delivered", "ok"), ("not-delivered", "not ok")
+    # Every run ran (they did not all agree, or nothing asked them to): the torn one may be the one that differed.
+    for runs in ([ok, bad, ok], [ok, ok, ok]):
+        result = lab(lab_console(runs, lost=(frame_of(2, 3),)), repeat=3)
+        assert result.verdict is Verdict.ERROR and result.reason.startswith("its report lost framed lines on the way")
+        assert "the guest ran all: this one may not have" in result.reason
+    # Runs that split without it are a split.
+    split = lab(lab_console([ok, ok, bad], lost=(frame_of(2, 3),)), repeat=3)
+    assert split.verdict is Verdict.FLAKY and split.runs == {"delivered": 1, "not-delivered": 1}
+    # Every run torn: nothing said.
+    assert lab(lab_console([ok], lost=(frame_of(1, 3),)), repeat=1).verdict is Verdict.ERROR
+    # On a console of our own a lost frame is the guest's doing: the run is the error it reads as, never left out.
+    assert lab(lab_console([ok, ok, ok], left_out=2, lost=(frame_of(2, 3),)), repeat=5, lossy=False).verdict \
+        is not Verdict.DELIVERED
+
+
+def test_a_selftest_whose_report_lost_a_frame_is_an_error_not_an_agreement() -> None:
+    peer = ["# sigwake.peer=peer-watermark_signal", "    TAP version 13", "    1..1", "    not ok 1 global.watermark_signal",
+            "# sigwake.exit=1", "not ok 2 peer-watermark_signal"]
+    console = lab_console([("delivered", "ok")], peer=peer, lost=(frame_of(2, 3),))  # the selftest's "not ok 1"
+    got = interpret(outcome(console), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=1, lossy=True)
+    assert [(p.program, p.result) for p in got.peers] == [("watermark_signal", "error")]
+    assert got.peers[0].detail.startswith("its report lost framed lines on the way")

@@ -90,8 +90,11 @@ class BootRead:
         return self.report.last_started()
 
 
-def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int = 0) -> BootRead:
-    """`line_offset`: where this boot's console starts in the kernel's console log (a resumed boot's)."""
+def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int = 0, lossy: bool = False) -> BootRead:
+    """`line_offset`: where this boot's console starts in the kernel's console log (a resumed boot's). `lossy`:
+    the console came through a transport that can lose a framed line whole (a lab's log), so a boot that ended
+    well and lost one is read as having lost it on the way; on a console of our own, a frame is lost only to
+    the guest's own output (a printk storm), which is no excuse."""
     unframed = console.unframe(outcome.console, token)
     report = ktap.parse_runner(unframed.payloads, unframed.lines)
     if (unpacked := console.unpack_failure(outcome.console)) and not outcome.target_failed and not report.done:
@@ -104,34 +107,36 @@ def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int =
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
     found = [dataclasses.replace(s, console_line=s.console_line + line_offset)
              for s in attribute(splats.find(outcome.console), report.runs, report.peers)]
-    return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset,
-                    tuple(zip(unframed.missing, unframed.missing_before)))
+    lost = tuple(zip(unframed.missing, unframed.missing_before)) if lossy and status == "ok" else ()
+    return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset, lost)
 
 
-def lost_in(boot: BootRead, after: int, last: int) -> list[int]:
-    """The framed lines lost between console lines `after` and `last` (0: to the console's end): a top-level
-    KTAP test holds every frame after the test before it up to its own result line."""
-    return [seq for seq, before in boot.lost if after < before and (last == 0 or before <= last)]
+def lost_near(boot: BootRead, spans: list[tuple[int, int]], i: int) -> list[int]:
+    """The framed lines lost between the end of the run before the i-th (by `spans`: each run's start and
+    result lines, 0 where it has none) and the start of the one after it: what the i-th said may lack one of
+    them, or hold another run's or a pass's line. (A lost frame is placed by the next intact one's line.)"""
+    low = (spans[i - 1][1] or spans[i - 1][0]) if i > 0 else 0
+    high = spans[i + 1][0] if i + 1 < len(spans) else None
+    return [seq for seq, before in boot.lost if low < before and (high is None or before <= high)]
 
 
 def case_runs(boot: BootRead) -> list[CaseRun]:
     """Every run the boot's init reported, the one a crash or hang cut off included."""
     console_end = boot.outcome.console.count("\n") + 1  # where a run cut off ends: with its console
     runs: list[CaseRun] = []
-    previous_end = 0
-    for run in boot.report.runs:
+    spans = [(run.console_line, run.console_end) for run in boot.report.runs] + \
+        [(peer.console_line, 0) for peer in boot.report.peers[:1]]
+    for i, run in enumerate(boot.report.runs):
         took = run.duration_us / 1000 if run.duration_us is not None else None
         problem = run_problem(run)
         last = run.console_end or console_end
         span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
-        lost = lost_in(boot, previous_end, run.console_end)
-        previous_end = run.console_end or previous_end
-        if lost:  # what it said may lack a line or hold another run's: the target's loss, no word of the kernel
+        if lost := lost_near(boot, spans, i):  # the target's loss, no word of the kernel
             why = f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))}): it said {run.ended()}"
             names = dict.fromkeys(case for case, *_ in judged(run.document, run.program, run.ended(), run.exit_code,
                                                               False)) if run.case is None else [run.case]
-            runs += [CaseRun(name, run.privilege, Verdict.ERROR, why, {}, took, console_span=span, torn=True)
-                     for name in names]
+            runs += [CaseRun(name, run.privilege, Verdict.ERROR, why, {}, took, console_span=span,
+                             left_out=run.left_out, torn=True) for name in names]
         elif problem is not None and run.result is None and boot.status != "ok":
             runs.append(CaseRun(run.case or run.program, run.privilege, boot.cut_off,
                                 f"{CUT_OFF}: {boot.detail}", {}, console_span=span, reported=False))
@@ -169,6 +174,22 @@ def peer_results(peer: ktap.PeerRun, offset: int) -> list[PeerResult]:
     if peer.result is None or peer.exit_code is None or not found:
         found.append(PeerResult(peer.program, peer.program, "error", f"{ended}; {len(found)} test result(s) before",
                                 peer.console_line + offset if peer.console_line else 0))
+    return found
+
+
+def boot_peer_results(boot: BootRead) -> list[PeerResult]:
+    """Each upstream selftest's results in a boot; one near a framed line lost on the way is an error that says
+    so (a lost "not ok" must not read as a selftest that agreed)."""
+    spans = [(run.console_line, run.console_end) for run in boot.report.runs[-1:]] + \
+        [(peer.console_line, peer.result.line if peer.result else 0) for peer in boot.report.peers]
+    found = []
+    for j, peer in enumerate(boot.report.peers):
+        if lost := lost_near(boot, spans, len(spans) - len(boot.report.peers) + j):
+            found.append(PeerResult(peer.program, peer.program, "error",
+                                    f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))})",
+                                    peer.console_line + boot.line_offset if peer.console_line else 0))
+        else:
+            found += peer_results(peer, boot.line_offset)
     return found
 
 
@@ -211,7 +232,7 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
     return KernelOutcome(release, boot, combine(runs, repeat), paranoid, skipped,
                         splats=[s for b in boots for s in b.splats],
                         version=next((b.report.version for b in boots if b.report.version), ""),
-                        peers=[p for b in boots for peer in b.report.peers for p in peer_results(peer, b.line_offset)],
+                        peers=[p for b in boots for p in boot_peer_results(b)],
                         machine={k: v for b in boots for k, v in b.report.machine.items()})
 
 
@@ -223,7 +244,7 @@ def target_failed(boots: list[BootRead]) -> str:
 
 
 def interpret(outcome: Capture, token: str, programs: list[str], privileges: tuple[str, ...],
-              timeout_s: float, repeat: int | None = None, cases: dict[str, tuple[str, ...]] | None = None
-              ) -> KernelOutcome:
+              timeout_s: float, repeat: int | None = None, cases: dict[str, tuple[str, ...]] | None = None,
+              lossy: bool = False) -> KernelOutcome:
     """One boot (or one run on a host, one lab job) turned into the kernel's outcome."""
-    return combine_boots([read_boot(outcome, token, timeout_s)], programs, privileges, repeat, cases)
+    return combine_boots([read_boot(outcome, token, timeout_s, lossy=lossy)], programs, privileges, repeat, cases)

@@ -140,7 +140,7 @@ def read_job(log_text: str, job: PreparedJob, programs: list[str], config: RunOp
     # No lab error is taken for the target's: LAVA says "Infrastructure error: Connection closed" when QEMU exits,
     # which is also how a kernel that panics (panic=-1, -no-reboot) ends a job.
     outcome = Capture(log.console, None, waited.timed_out, seconds, "", ended=ended)
-    read = read_boot(outcome, job.token, config.timeout_for(len(programs)), line_offset)
+    read = read_boot(outcome, job.token, config.timeout_for(len(programs)), line_offset, lossy=True)
     if read.status == "ok" and waited.state is not None and waited.state.health != "Complete":
         read = dataclasses.replace(read, detail=ended)
     return read
