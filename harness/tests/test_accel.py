@@ -44,3 +44,4 @@ def test_a_foreign_architecture_under_tcg_stretches_every_deadline() -> None:
     foreign = options_for_arch(native, "arm64" if HOST_ARCH != "arm64" else "amd64", "tcg")
     assert foreign.repro_timeout_ms == 10_000 * FOREIGN_TCG_SLOWDOWN
     assert foreign.silence_s > native.silence_s and foreign.timeout_for(3) > native.timeout_for(3)
+    assert options_for_arch(foreign, "arm64" if HOST_ARCH != "arm64" else "amd64", "tcg") == foreign  # once

@@ -100,7 +100,7 @@ def options_for_arch(options: RunOptions, arch: str, accel_option: str | None) -
     if arch == HOST_ARCH:
         return options
     return dataclasses.replace(options, accel=qemu.choose_accel(accel_option, arch=arch), slowdown=FOREIGN_TCG_SLOWDOWN,
-                               repro_timeout_ms=round(options.repro_timeout_ms * FOREIGN_TCG_SLOWDOWN))
+                               repro_timeout_ms=round(options.repro_timeout_ms * FOREIGN_TCG_SLOWDOWN / options.slowdown))
 
 
 def guests_that_fit(jobs: int, memory_mb: int) -> int:
