@@ -17,6 +17,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sigwake.core.model import LOST_IN_TRANSPORT, BootRecord, ReproResult
+
 PG_BIN = Path("/usr/lib/postgresql")
 AS_POSTGRES = ("setpriv", "--reuid", "postgres", "--regid", "postgres", "--clear-groups", "--")
 DIE_WITH_US = ("setpriv", "--pdeathsig", "KILL", "--")  # no daemon outlives the test session
@@ -141,3 +143,16 @@ def local_lava() -> LocalLava:
     root = Path(tempfile.mkdtemp(prefix="sigwake-lava-"))
     root.chmod(0o755)
     return LocalLava(root)
+
+
+def differences_from_local(boot: BootRecord, lab: list[ReproResult], local: list[ReproResult]) -> list[str]:
+    """Each case a lab judged otherwise than the local run. LAVA's log has been seen to tear a frame (a printk
+    line spliced in, characters lost): a case whose run tore, which says so, is left out of the comparison,
+    but the boot must say frames were lost, and no more than a few cases may tear."""
+    torn = {(c.privilege, c.name) for c in lab if LOST_IN_TRANSPORT in c.reason}
+    assert boot.status == "ok" and boot.rejected_frames <= 2, boot.detail
+    assert len(torn) <= 3 and (not torn or "framed lines lost or torn" in boot.detail), torn
+    theirs = {(c.privilege, c.name): c for c in local}
+    assert {(c.privilege, c.name) for c in lab} == set(theirs)
+    return [f"[{c.privilege}] {c.name}: {c.verdict} ({c.reason}) where locally {theirs[(c.privilege, c.name)].verdict}"
+            for c in lab if c.verdict is not theirs[(c.privilege, c.name)].verdict and (c.privilege, c.name) not in torn]

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import spec
-from lava_lab import ADMIN_TOKEN, LocalLava, local_lava
+from lava_lab import ADMIN_TOKEN, LocalLava, differences_from_local, local_lava
 from sigwake.programs.catalogue import Catalogue
 from sigwake.commands.cli import REPO
 from sigwake.kernels.kernels import Kernel
@@ -80,12 +80,8 @@ def test_a_lab_runs_each_kernel_as_a_job(lava: LocalLava, local_run: RunSummary,
     assert summary.failures == []
     local = {r.kernel_id: r for r in local_run.results}
     for result in summary.results[:2]:
-        assert result.boot.status == "ok" and result.boot.rejected_frames == 0, result.boot.detail
-        theirs = {(c.privilege, c.name): c for c in local[result.kernel_id].reproducers}
-        differing = [f"[{c.privilege}] {c.name}: {c.verdict} ({c.reason}) where locally "
-                     f"{theirs[(c.privilege, c.name)].verdict}" for c in result.reproducers
-                     if (c.privilege, c.name) in theirs and c.verdict is not theirs[(c.privilege, c.name)].verdict]
-        assert {(c.privilege, c.name) for c in result.reproducers} == set(theirs) and differing == [], differing
+        differing = differences_from_local(result.boot, result.reproducers, local[result.kernel_id].reproducers)
+        assert differing == [], differing
         assert result.runner.mode == "lava" and result.release == local[result.kernel_id].release
         assert result.origin.lava_job_url == f"{lava.url}/scheduler/job/{result.origin.lava_job}"
         stored = load_result(tmp_path / "results" / f"{result.kernel_id}.json")
