@@ -12,6 +12,9 @@ FRAME = re.compile(r"^\s*(?:\[<?[0-9a-f]+>?\]\s+)?(?P<unreliable>\? )?(?P<func>[
 # Where the CPU was: x86's "RIP: 0010:func+0x.." (RIP: func+.. before 4.x), arm64's "pc : func+0x..".
 WHERE = re.compile(r"(?:RIP: (?:0010:)?|pc : )(?P<func>[A-Za-z_][\w.]*)\+0x")
 CALL_TRACE = re.compile(r"^\s*Call [Tt]race:")
+# What a title names when the report names no frame (a trace the console's loglevel hid, a spiral): syzkaller's
+# word for it, so the title is the one syzbot gives such a report.
+NO_FRAME = "corrupted"
 
 # Frames that are never what a report is about, whole names or, unanchored, parts of names (as syzkaller
 # skips them): the report's printing, sanitizers, lockdep and locking, allocators, refcount and list checks,
@@ -28,12 +31,12 @@ _MACHINERY = (
     r"lock_acquire\w*|lock_release|__lock_acquire|lock_is_held\w*|lockdep_\w+|_*check_\w+|validate_chain|"
     r"register_lock_class|mark_lock\w*|mark_usage|mark_held_locks|reacquire_held_locks|__lock_release|"
     r"_raw_\w+|do_raw_\w+|queued_\w+|__raw_\w+|spin_lock\w*|spin_unlock\w*|read_lock\w*|read_unlock\w*|"
-    r"write_lock\w*|write_unlock\w*|mutex_\w+|__mutex_\w+|rt_mutex_\w+|down|down_\w+|up_read|up_write|"
-    r"rwsem_\w+|__down_\w+|__up_\w+|osq_\w+|raw_spin_rq_\w+|"
+    r"write_lock\w*|write_unlock\w*|mutex_\w+|__mutex_\w+|rt_mutex_\w+|down|\w*down_(read|write)\w*|down_\w+|"
+    r"\w*up_(read|write)\w*|__down_\w+|__up_\w+|osq_\w+|raw_spin_rq_\w+|"
     r"_*might_(sleep|resched|fault)|sched_show_task|show_regs\w*|nmi_cpu_backtrace\w*|\w+_cpumask_backtrace|"
     r"dump_cpu_task|_*sanitizer_cov\w*|"
     r"refcount_\w+|__refcount_\w+|kref_\w+|__list_\w+_valid\w*|__list_\w+|list_add\w*|list_del\w*|"
-    r"_*mem(cpy|set|move|cmp|chr|dup)\w*|str(n?cpy|lcpy|scpy|n?cmp|n?len|n?str|chr|n?dup)|"
+    r"__fortify_report|_*mem(cpy|set|move|cmp|chr|dup)\w*|str(n?cpy|lcpy|scpy|n?cmp|n?len|n?str|chr|n?dup)|"
     r"_?copy_(to|from)_user\w*|raw_copy_\w+|"
     r"folio_(alloc|unlock)\w*|_*alloc_pages\w*|_*local_bh_\w+|\w*seqprop_assert|k[vmzc]?alloc\w*|__k[vmzc]?alloc\w*|kmem_cache_\w+|__kmem_cache_\w+|slab_\w+|___slab_alloc|__slab_\w+|"
     r"kv?free|__kv?free\w*|kfree_skb\w*|iput|iput_final|ihold|_*rb_\w+|"
@@ -78,8 +81,8 @@ def frames(lines: Iterable[str], skip: re.Pattern[str] | None = None) -> Iterabl
 
 
 def guilty(lines: Iterable[str], skip: re.Pattern[str] | None = None) -> str:
-    """The first frame that is not machinery, or "?"."""
-    return next(iter(frames(lines, skip)), "?")
+    """The first frame that is not machinery, or NO_FRAME."""
+    return next(iter(frames(lines, skip)), NO_FRAME)
 
 
 def after(marker: re.Pattern[str], lines: list[str]) -> list[str]:
@@ -104,6 +107,54 @@ def faulting(lines: list[str]) -> str:
     the first guilty frame of the call trace."""
     where = next((m["func"] for line in lines if (m := WHERE.search(line)) is not None), None)
     return (named(where) if where else None) or in_call_trace(lines)
+
+
+# Where a stall's loop was entered from (syzkaller's linuxStallAnchorFrames, in part): syscall and work entry, the
+# file and socket operations that dispatch to a driver or protocol, page faults, task work.
+_ANCHORS = re.compile(
+    r"process_one_work|do_syscall_|do_fast_syscall_|invoke_syscall|el0_svc_handler|ret_fast_syscall|"
+    r"netif_receive_skb|do_softirq|call_timer_fn|_run_timers|run_timer_softirq|hrtimer_run|run_ksoftirqd|"
+    r"smpboot_thread_fn|^kthread$|start_secondary|cpu_startup_entry|ret_from_fork|"
+    r"vfs_(write|read|iter_read|iter_write|ioctl|open)|do_iter_(read|write|readv_writev)|call_(read|write)_iter|"
+    r"new_sync_(read|write)|ksys_ioctl|compat_(sys_)?ioctl|blkdev_(driver_)?ioctl|^call_mmap|mmap_region|do_mmap|"
+    r"do_dentry_open|^sock_(sendmsg|recvmsg|release|mmap|do_ioctl|ioctl)|^__sock_release|^setsockopt$|"
+    r"kernel_(setsockopt|listen|accept)|sock_common_setsockopt|^listen$|sk_common_release|^accept$|"
+    r"^compat_sock_ioctl|^(nfnetlink|rtnetlink)_rcv_msg|^netlink_dump|^(sys_)?(socketpair|connect|ioctl)|"
+    r"__do_fault|do_page_fault|^page_fault$|__fput|task_work_run|exit_to_usermode|smp_call_function|"
+    r"tasklet_(hi_)?action")
+
+
+_TIMER_INTERRUPT = re.compile(r"apic_timer_interrupt|Exception stack|el1h_64_irq")
+
+
+def outside_irq(lines: list[str]) -> list[str]:
+    """The lines outside x86's "<IRQ>" ... "</IRQ>" blocks (the interrupt that reported, not what it interrupted)."""
+    kept, inside = [], False
+    for line in lines:
+        inside = ("<IRQ>" in line or inside) and "</IRQ>" not in line
+        if not inside and "</IRQ>" not in line:
+            kept.append(line)
+    return kept
+
+
+def stalled(lines: list[str]) -> str:
+    """Where a stall or lockup loops, as syzkaller names it: not the frame it happened to be in (a loop spans
+    several), but the last one before where the work was entered (a syscall's file operation, a work item):
+    for a write() to a driver, the driver's write. With no such frame, the first guilty one."""
+    interrupted = after(_TIMER_INTERRUPT, lines)  # an RCU stall: the task the timer interrupted, not the irq
+    where = next((m["func"] for line in interrupted if (m := WHERE.search(line)) is not None), None)
+    traced = interrupted if len(interrupted) < len(lines) else after(CALL_TRACE, lines)
+    raw = ([where] if where else []) + [m["func"] for line in outside_irq(traced)
+                                        if (m := FRAME.match(line)) is not None and not m["unreliable"]]
+    previous = None
+    for func in raw:
+        if _ANCHORS.search(_unclone(func)):
+            if "smp_call_function" in func:
+                return "smp_call_function"
+            if previous is not None:
+                return previous
+        previous = named(func) or previous
+    return faulting(lines)
 
 
 def has_where(lines: list[str]) -> bool:

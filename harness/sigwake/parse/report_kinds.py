@@ -8,7 +8,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .frames import CALL_TRACE, after, clean, faulting, frames, guilty, has_where, in_call_trace, named
+from .frames import (CALL_TRACE, NO_FRAME, after, clean, faulting, frames, guilty, has_where, in_call_trace, named,
+                     stalled)
 
 END_TRACE = re.compile(r"---\[ end (trace|Kernel panic)")  # how a WARNING, an Oops or a panic ends
 END_RULE = re.compile(r"^={20,}")  # how KASAN and KFENCE end
@@ -101,13 +102,16 @@ def _hung(match: re.Match[str], lines: list[str]) -> str:
     stack = list(frames(after(CALL_TRACE, lines)))
     where = next((f for f in stack if "rtnl_lock" in f), None) or \
         next(("synchronize_rcu" for f in stack if re.search(r"synchronize_(rcu|srcu|net|sched)", f)), None) or \
-        next((f for f in stack if not _WAITING.search(f)), "?")
+        next((f for f in stack if not _WAITING.search(f)), NO_FRAME)
     return f"INFO: task hung in {where}"
 
 
 def _kasan(match: re.Match[str], lines: list[str]) -> str:
+    where = named(match["func"]) or in_call_trace(lines)
+    if match["what"].endswith("invalid-free") or match["what"] == "double-free":  # syzbot's one word for all three
+        return f"KASAN: invalid-free in {where}"
     access = next((m[1] for line in lines[:4] if (m := re.search(r"(Read|Write) of size", line))), "")
-    return f"KASAN: {match['what']}{' ' + access if access else ''} in {named(match['func']) or in_call_trace(lines)}"
+    return f"KASAN: {match['what']}{' ' + access if access else ''} in {where}"
 
 
 def _kfence(match: re.Match[str], lines: list[str]) -> str:
@@ -115,11 +119,14 @@ def _kfence(match: re.Match[str], lines: list[str]) -> str:
     return f"KFENCE: {match['what']}{access} in {named(match['func']) or in_call_trace(lines)}"
 
 
+_USERCOPY = re.compile(r"usercopy|__check")  # syzkaller's: unanchored, so do_usercopy_* (lkdtm's helpers) too
+
 _WARNING_AT = r"WARNING: (?:CPU: \d+ PID: \d+ at (?:\S+:\d+ )?(?P<func>[\w.]+)\+0x|\S+ at (?P<func2>[\w.]+)\+0x)"
 
 # First match wins; more specific patterns come first.
 KINDS: tuple[Kind, ...] = (
-    Kind("kasan", re.compile(r"BUG: KASAN: (?P<what>[\w-]+) in (?P<func>[\w.]+)"), _kasan, END_RULE),
+    Kind("kasan", re.compile(r"BUG: KASAN: (?P<what>double-free or invalid-free|[\w-]+) in (?P<func>[\w.]+)"), _kasan,
+         END_RULE),
     Kind("kfence", re.compile(r"BUG: KFENCE: (?P<what>use-after-free|out-of-bounds|invalid free|invalid|"
                               r"memory corruption)(?: (?P<access>read|write))? in (?P<func>[\w.]+)"),
          _kfence, END_RULE),
@@ -149,6 +156,9 @@ KINDS: tuple[Kind, ...] = (
          _warning("WARNING: refcount bug")),
     Kind("warning", re.compile(_WARNING_AT), _warning("WARNING")),
     Kind("bug", re.compile(r"kernel BUG at lib/list_debug\.c"), _traced("BUG: corrupted list"), oops_follows=True),
+    # hardened usercopy's abort: named by the first caller that is not a usercopy check or helper
+    Kind("bug", re.compile(r"kernel BUG at mm/usercopy\.c"),
+         lambda match, lines: f"BUG: bad usercopy in {guilty(after(CALL_TRACE, lines), _USERCOPY)}", oops_follows=True),
     Kind("bug", re.compile(r"BUG: kernel NULL pointer dereference|BUG: unable to handle kernel NULL pointer"),
          _fault("BUG: unable to handle kernel NULL pointer dereference"), oops_follows=True),
     Kind("bug", re.compile(r"BUG: unable to handle (page fault|kernel paging request)"),
@@ -162,11 +172,11 @@ KINDS: tuple[Kind, ...] = (
     # x86's traps: 6.1 prints "invalid opcode: 0000 [#1] ...", 6.12 "Oops: invalid opcode: 0000 [#1] ..."
     Kind("bug", re.compile(r"^\s*(?:Oops: )?(?P<what>invalid opcode|int3|divide error|divide_error): 0000"),
          lambda match, lines: f"{match['what'].replace('_', ' ')} in {faulting(lines)}"),
-    Kind("lockup", re.compile(r"BUG: soft lockup"), _fault("BUG: soft lockup")),
+    Kind("lockup", re.compile(r"BUG: soft lockup"), lambda match, lines: f"BUG: soft lockup in {stalled(lines)}"),
     Kind("lockup", re.compile(r"Watchdog detected hard LOCKUP on cpu"), _fault("BUG: hard lockup")),
     Kind("hung task", re.compile(r"INFO: task \S.* blocked for more than \d+ seconds"), _hung, None),
     Kind("rcu stall", re.compile(r"INFO: rcu_\w+ (self-)?detected (stalls?|expedited stalls?)"),
-         lambda match, lines: f"INFO: rcu detected stall in {guilty(lines)}", None),
+         lambda match, lines: f"INFO: rcu detected stall in {stalled(lines)}", None),
     Kind("bug", re.compile(r"^\s*(Internal error: Oops|Oops: )"), _fault("Oops")),
     Kind("panic", re.compile(r"^\s*Kernel panic - not syncing: (?P<why>.*)"),
          lambda match, lines: f"kernel panic: {match['why'].strip()}", None),

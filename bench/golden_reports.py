@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Writes the golden kernel reports (harness/tests/data/kernel-reports/): Debian's linux-source-<series> built
+for amd64 with lkdtm, sigwake's lock provokers (harness/tests/kernel-patches/0001-lkdtm-sigwake-lock-provokers.
+patch: it applies to 6.1 and 6.12) and every detector (kernel-configs/reports.config), booted once per crash
+type under QEMU with an init that asks lkdtm for it (repro/tests/lkdtm_init.cc). Each console is kept from the
+init's "provoking" line to its end, as the kernel printed it. The titles the reader must give them are in expected.json, written
+by hand from syzkaller's rules (docs/kernel-reports.md), never from what the reader says.
+
+    bench/golden_reports.py [--series 6.1 6.12] [--type TYPE ...] [--out DIR] [--wait S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+
+from sigwake.commands.cli import REPO, default_cache  # noqa: E402
+from sigwake.core.progress import Progress  # noqa: E402
+from sigwake.kernels import kconfig, patches, source_tree  # noqa: E402
+from sigwake.kernels.build import BuildRequest, KernelBuilder  # noqa: E402
+from sigwake.kernels.kernels import KernelCache  # noqa: E402
+from sigwake.programs import initramfs  # noqa: E402
+from sigwake.targets import qemu  # noqa: E402
+
+OUT = REPO / "harness/tests/data/kernel-reports"
+FRAGMENTS = (*kconfig.default_fragments(REPO / "kernel-configs"), REPO / "kernel-configs/lkdtm.config",
+             REPO / "kernel-configs/reports.config")
+# The crash types provoked: lkdtm's own that need no hardware this host lacks (no PMU: no hard lockup; no
+# pointer authentication, no CFI build) and sigwake's lockdep provokers. A type a kernel's lkdtm lacks is said
+# and left out. Not EXHAUST_STACK: without VMAP_STACK's guard page (KASAN drops it unless KASAN_VMALLOC) the
+# overflow runs into hundreds of NULL dereferences, a spiral and not a report.
+TYPES = (
+    "PANIC", "BUG", "WARNING", "WARNING_MESSAGE", "EXCEPTION", "ACCESS_NULL", "WRITE_RO", "WRITE_KERN",
+    "EXEC_DATA", "EXEC_NULL", "SOFTLOCKUP", "HUNG_TASK", "SPINLOCKUP", "CORRUPT_STACK",
+    "STACK_GUARD_PAGE_LEADING", "CORRUPT_LIST_ADD", "CORRUPT_LIST_DEL", "REFCOUNT_INC_OVERFLOW",
+    "REFCOUNT_DEC_ZERO", "REFCOUNT_DEC_NEGATIVE", "REFCOUNT_INC_ZERO", "ARRAY_BOUNDS", "READ_AFTER_FREE",
+    "WRITE_AFTER_FREE", "SLAB_FREE_DOUBLE", "SLAB_LINEAR_OVERFLOW", "USERCOPY_SLAB_SIZE_TO",
+    "USERCOPY_STACK_FRAME_TO", "FORTIFY_MEM_OBJECT", "UNSET_SMEP",
+    "LOCKDEP_BAD_UNLOCK", "LOCKDEP_CIRCULAR", "LOCKDEP_SLEEP_IN_ATOMIC", "SCHEDULE_ATOMIC",
+    "LOCKDEP_HELD_RETURN_USER", "LOCKDEP_HELD_FREED", "LOCKDEP_INCONSISTENT", "LOCKDEP_IRQ_ORDER",
+    "LOCKDEP_IRQ_INVERSION",
+)
+PROVOKERS = REPO / "harness/tests/kernel-patches/0001-lkdtm-sigwake-lock-provokers.patch"
+MARK = "sigwake-golden: provoking "
+
+
+def init_image(work: Path) -> Path:
+    subprocess.run(["meson", "compile", "-C", str(REPO / "build"), "sigwake-lkdtm-init"], check=True,
+                   stdout=subprocess.DEVNULL, timeout=600)
+    init = REPO / "build/repro/tests/sigwake-lkdtm-init"
+    entries = [initramfs.directory(d) for d in ("dev", "proc", "sys")]
+    entries += [initramfs.char_device("dev/console", 5, 1), initramfs.executable("init", init.read_bytes())]
+    return initramfs.write(entries, work / "lkdtm.cpio")
+
+
+def boot(image: Path, initrd: Path, append: tuple[str, ...], log: Path, wait_s: int) -> str:
+    request = qemu.BootRequest(image, initrd, append, qemu.choose_accel(None), timeout_s=120 + 4 * wait_s,
+                               memory_mb=1024, silence_s=30 + 2 * wait_s)
+    return qemu.boot(request, log).console
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--series", nargs="+", default=["6.1", "6.12"])
+    parser.add_argument("--type", nargs="+", default=list(TYPES), dest="types")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--wait", type=int, default=8, help="seconds the guest gives the kernel's later reports")
+    args = parser.parse_args()
+    progress = Progress()
+    cache = KernelCache(default_cache())
+    work = cache.root / "golden-reports"
+    initrd = init_image(work.parent / "builds")
+    for series in args.series:
+        root = work / f"linux-{series}"
+        tree = next(iter(root.iterdir())) if root.is_dir() else source_tree.unpack(cache, series, root, progress)
+        builder = KernelBuilder(cache.root)
+        built = builder.build(BuildRequest(tree, FRAGMENTS, (PROVOKERS,)), progress)
+        if built.warnings:
+            print(f"{series}: the tree dropped {built.warnings}")
+        # Its PVH vmlinux resets before its first console line under QEMU 7.2's TCG (KASAN's early shadow
+        # setup); the same objects as a bzImage boot.
+        with patches.applied(tree, [PROVOKERS]):
+            image = builder.make(tree, ["bzImage"], work / "bzImage.log", progress) / "arch/x86/boot/bzImage"
+        dest = args.out / f"{series}-amd64"
+        dest.mkdir(parents=True, exist_ok=True)
+        known = boot(image, initrd, (), work / "types.log", args.wait)
+        listed = next((line for line in known.splitlines() if "sigwake-golden: types" in line), "")
+        for crash in args.types:
+            if crash not in listed.split():
+                print(f"{series}: lkdtm has no {crash}: left out")
+                continue
+            console = boot(image, initrd, (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}",
+                                                 "rcupdate.rcu_cpu_stall_timeout=3"), work / "boot.log", args.wait)
+            at = console.find(MARK + crash)
+            if at < 0:
+                print(f"{series}: {crash}: the guest never provoked it; console kept whole")
+            (dest / f"{crash}.log").write_text(console[max(at, 0):])
+            print(f"{series}: {crash}: {console.count(chr(10)) - console[:max(at, 0)].count(chr(10))} lines")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
