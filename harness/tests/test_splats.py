@@ -336,3 +336,24 @@ def test_a_line_that_begins_with_a_tasks_name_is_never_a_report() -> None:
     assert splats.find("\n".join(named)) == []
     real = "[    3.2] UBSAN: array-index-out-of-bounds in kernel/events/core.c:12:3"
     assert [s.kind for s in splats.find(real)] == ["ubsan"]
+
+
+def test_a_soft_lockup_is_named_by_where_its_work_was_entered_with_or_without_lockdep() -> None:
+    # The golden 6.12 console's first soft lockup, then the same as a kernel without lockdep prints it (no
+    # "hardirqs last enabled at ... asm_sysvec_apic_timer_interrupt" lines): the loop's entry, full_proxy_write.
+    golden = Path(__file__).parent / "data" / "kernel-reports" / "6.12-amd64" / "SOFTLOCKUP.log"
+    first = splats.find(golden.read_text())[0].report
+    plain = "\n".join(line for line in first.split("\n") if not line.startswith(("irq event", "hardirqs", "softirqs")))
+    assert plain != first
+    assert [s.title for s in splats.find(plain)] == ["BUG: soft lockup in full_proxy_write"]
+    # A loop whose first frame is itself where work is entered is named by it (syzkaller's rule).
+    worker = ["watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [kworker/0:1:12]", "RIP: 0010:process_one_work+0x1/0x2",
+              "Call Trace:", " <TASK>", " worker_thread+0x1/0x2", " kthread+0x1/0x2", " ret_from_fork+0x1/0x2"]
+    assert [s.title for s in splats.find("\n".join(worker))] == ["BUG: soft lockup in process_one_work"]
+
+
+def test_an_invalid_free_in_a_freeing_helper_is_its_callers() -> None:
+    report = ["BUG: KASAN: double-free or invalid-free in kfree_sensitive+0x1/0x2", "", "Call Trace:", " <TASK>",
+              " kasan_report_invalid_free+0x1/0x2", " kfree_sensitive+0x1/0x2", " perf_event_free_task+0x1/0x2",
+              " </TASK>", "=" * 66]
+    assert [s.title for s in splats.find("\n".join(report))] == ["KASAN: invalid-free in perf_event_free_task"]

@@ -124,35 +124,32 @@ _ANCHORS = re.compile(
     r"tasklet_(hi_)?action")
 
 
-_TIMER_INTERRUPT = re.compile(r"apic_timer_interrupt|Exception stack|el1h_64_irq")
+# Where an RCU stall's report turns from the interrupt that noticed it to the task it interrupted (x86's timer
+# interrupt entry, arm64's "el1h_64_irq", an exception stack), as a frame of the trace.
+_TIMER_INTERRUPT = re.compile(r"^\s*(?:\[<?[0-9a-f]+>?\]\s+)?[\w.]*(apic_timer_interrupt|el1h_64_irq)\w*\+0x|"
+                              r"Exception stack")
 
 
-def outside_irq(lines: list[str]) -> list[str]:
-    """The lines outside x86's "<IRQ>" ... "</IRQ>" blocks (the interrupt that reported, not what it interrupted)."""
-    kept, inside = [], False
-    for line in lines:
-        inside = ("<IRQ>" in line or inside) and "</IRQ>" not in line
-        if not inside and "</IRQ>" not in line:
-            kept.append(line)
-    return kept
-
-
-def stalled(lines: list[str]) -> str:
-    """Where a stall or lockup loops, as syzkaller names it: not the frame it happened to be in (a loop spans
-    several), but the last one before where the work was entered (a syscall's file operation, a work item):
-    for a write() to a driver, the driver's write. With no such frame, the first guilty one."""
-    interrupted = after(_TIMER_INTERRUPT, lines)  # an RCU stall: the task the timer interrupted, not the irq
-    where = next((m["func"] for line in interrupted if (m := WHERE.search(line)) is not None), None)
-    traced = interrupted if len(interrupted) < len(lines) else after(CALL_TRACE, lines)
-    raw = ([where] if where else []) + [m["func"] for line in outside_irq(traced)
+def stalled(lines: list[str], interrupted: bool = False) -> str:
+    """Where a stall or lockup loops, as syzkaller's linuxStallFrameExtractor names it: not the frame it happened
+    to be in (a loop spans several), but the last one before where the work was entered (a syscall's file
+    operation, a work item): for a write() to a driver, the driver's write; the first frame when it is itself
+    such an entry. Read from where the CPU was and the call trace; with `interrupted` (an RCU stall), from the
+    task the timer interrupted on. With no entry frame, the first guilty one (syzkaller says "corrupted")."""
+    if interrupted and (cut := after(_TIMER_INTERRUPT, lines)) is not lines:
+        traced = cut
+        where = next((m["func"] for line in cut if (m := WHERE.search(line)) is not None), None)
+    else:
+        traced = after(CALL_TRACE, lines)
+        where = next((m["func"] for line in lines if (m := WHERE.search(line)) is not None), None)
+    raw = ([where] if where else []) + [m["func"] for line in traced
                                         if (m := FRAME.match(line)) is not None and not m["unreliable"]]
     previous = None
     for func in raw:
-        if _ANCHORS.search(_unclone(func)):
+        if _ANCHORS.search(clean(func)):
             if "smp_call_function" in func:
                 return "smp_call_function"
-            if previous is not None:
-                return previous
+            return previous or clean(func)
         previous = named(func) or previous
     return faulting(lines)
 

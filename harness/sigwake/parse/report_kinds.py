@@ -106,9 +106,15 @@ def _hung(match: re.Match[str], lines: list[str]) -> str:
     return f"INFO: task hung in {where}"
 
 
+# What frees a slab object is never where an invalid free is (syzkaller's skips for it, unanchored).
+_FREEING = re.compile(r"slab_|kfree|vunmap|vfree")
+
+
 def _kasan(match: re.Match[str], lines: list[str]) -> str:
     where = named(match["func"]) or in_call_trace(lines)
     if match["what"].endswith("invalid-free") or match["what"] == "double-free":  # syzbot's one word for all three
+        if _FREEING.search(match["func"]):
+            where = guilty(after(CALL_TRACE, lines), _FREEING)
         return f"KASAN: invalid-free in {where}"
     access = next((m[1] for line in lines[:4] if (m := re.search(r"(Read|Write) of size", line))), "")
     return f"KASAN: {match['what']}{' ' + access if access else ''} in {where}"
@@ -176,7 +182,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("lockup", re.compile(r"Watchdog detected hard LOCKUP on cpu"), _fault("BUG: hard lockup")),
     Kind("hung task", re.compile(r"INFO: task \S.* blocked for more than \d+ seconds"), _hung, None),
     Kind("rcu stall", re.compile(r"INFO: rcu_\w+ (self-)?detected (stalls?|expedited stalls?)"),
-         lambda match, lines: f"INFO: rcu detected stall in {stalled(lines)}", None),
+         lambda match, lines: f"INFO: rcu detected stall in {stalled(lines, interrupted=True)}", None),
     Kind("bug", re.compile(r"^\s*(Internal error: Oops|Oops: )"), _fault("Oops")),
     Kind("panic", re.compile(r"^\s*Kernel panic - not syncing: (?P<why>.*)"),
          lambda match, lines: f"kernel panic: {match['why'].strip()}", None),
