@@ -3,8 +3,8 @@
 for amd64 with lkdtm, sigwake's lock provokers (harness/tests/kernel-patches/0001-lkdtm-sigwake-lock-provokers.
 patch: it applies to 6.1 and 6.12) and every detector (kernel-configs/reports.config), booted once per crash
 type under QEMU with an init that asks lkdtm for it (repro/tests/lkdtm_init.cc). Each console is kept from the
-init's "provoking" line to its end, as the kernel printed it. The titles the reader must give them are in expected.json, written
-by hand from syzkaller's rules (docs/kernel-reports.md), never from what the reader says.
+init's "provoking" line to its end, as the kernel printed it. The titles the reader must give them are in
+expected.json, written by hand from syzkaller's rules (docs/kernel-reports.md), never from what the reader says.
 
     bench/golden_reports.py [--series 6.1 6.12] [--type TYPE ...] [--out DIR] [--wait S]
 """
@@ -93,8 +93,8 @@ def main() -> int:
             if crash not in listed.split():
                 print(f"{series}: lkdtm has no {crash}: left out")
                 continue
-            console = boot(image, initrd, (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}",
-                                                 "rcupdate.rcu_cpu_stall_timeout=3"), work / "boot.log", args.wait)
+            append = (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}", "rcupdate.rcu_cpu_stall_timeout=3")
+            console = boot(image, initrd, append, work / "boot.log", args.wait)
             at = console.find(MARK + crash)
             if at < 0:
                 print(f"{series}: {crash}: the guest never provoked it; console kept whole")

@@ -102,10 +102,15 @@ def named(func: str) -> str | None:
     return None if NOT_GUILTY.match(func) else clean(func)
 
 
+def cpu_was_in(lines: list[str]) -> str | None:
+    """The function the first RIP or pc line names, raw (None when none does)."""
+    return next((m["func"] for line in lines if (m := WHERE.search(line)) is not None), None)
+
+
 def faulting(lines: list[str]) -> str:
     """Where the CPU was (RIP or pc) unless that is machinery (a refcount or list check, an allocator), else
     the first guilty frame of the call trace."""
-    where = next((m["func"] for line in lines if (m := WHERE.search(line)) is not None), None)
+    where = cpu_was_in(lines)
     return (named(where) if where else None) or in_call_trace(lines)
 
 
@@ -137,11 +142,9 @@ def stalled(lines: list[str], interrupted: bool = False) -> str:
     such an entry. Read from where the CPU was and the call trace; with `interrupted` (an RCU stall), from the
     task the timer interrupted on. With no entry frame, the first guilty one (syzkaller says "corrupted")."""
     if interrupted and (cut := after(_TIMER_INTERRUPT, lines)) is not lines:
-        traced = cut
-        where = next((m["func"] for line in cut if (m := WHERE.search(line)) is not None), None)
+        traced, where = cut, cpu_was_in(cut)
     else:
-        traced = after(CALL_TRACE, lines)
-        where = next((m["func"] for line in lines if (m := WHERE.search(line)) is not None), None)
+        traced, where = after(CALL_TRACE, lines), cpu_was_in(lines)
     raw = ([where] if where else []) + [m["func"] for line in traced
                                         if (m := FRAME.match(line)) is not None and not m["unreliable"]]
     previous = None

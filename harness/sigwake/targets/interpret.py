@@ -111,28 +111,34 @@ def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int =
     return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset, lost)
 
 
-def lost_near(boot: BootRead, spans: list[tuple[int, int]], i: int) -> list[int]:
-    """The framed lines lost between the end of the run before the i-th (by `spans`: each run's start and
-    result lines, 0 where it has none) and the start of the one after it: what the i-th said may lack one of
+def spans(boot: BootRead) -> list[tuple[int, int]]:
+    """Each program run's, then each upstream selftest's, start and result lines (0 where it has none)."""
+    return [(run.console_line, run.console_end) for run in boot.report.runs] + \
+        [(peer.console_line, peer.result.line if peer.result else 0) for peer in boot.report.peers]
+
+
+def lost_near(boot: BootRead, around: list[tuple[int, int]], i: int) -> str:
+    """Which framed lines were lost between the end of the program before the i-th (by `around`, the boot's
+    spans()) and the start of the one after it, in words ("" when none): what the i-th said may lack one of
     them, or hold another run's or a pass's line. (A lost frame is placed by the next intact one's line.)"""
-    low = (spans[i - 1][1] or spans[i - 1][0]) if i > 0 else 0
-    high = spans[i + 1][0] if i + 1 < len(spans) else None
-    return [seq for seq, before in boot.lost if low < before and (high is None or before <= high)]
+    low = (around[i - 1][1] or around[i - 1][0]) if i > 0 else 0
+    high = around[i + 1][0] if i + 1 < len(around) else None
+    lost = [seq for seq, before in boot.lost if low < before and (high is None or before <= high)]
+    return f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))})" if lost else ""
 
 
 def case_runs(boot: BootRead) -> list[CaseRun]:
     """Every run the boot's init reported, the one a crash or hang cut off included."""
     console_end = boot.outcome.console.count("\n") + 1  # where a run cut off ends: with its console
     runs: list[CaseRun] = []
-    spans = [(run.console_line, run.console_end) for run in boot.report.runs] + \
-        [(peer.console_line, 0) for peer in boot.report.peers[:1]]
+    around = spans(boot)
     for i, run in enumerate(boot.report.runs):
         took = run.duration_us / 1000 if run.duration_us is not None else None
         problem = run_problem(run)
         last = run.console_end or console_end
         span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
-        if lost := lost_near(boot, spans, i):  # the target's loss, no word of the kernel
-            why = f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))}): it said {run.ended()}"
+        if lost := lost_near(boot, around, i):  # the target's loss, no word of the kernel
+            why = f"{lost}: it said {run.ended()}"
             names = dict.fromkeys(case for case, *_ in judged(run.document, run.program, run.ended(), run.exit_code,
                                                               False)) if run.case is None else [run.case]
             runs += [CaseRun(name, run.privilege, Verdict.ERROR, why, {}, took, console_span=span,
@@ -180,13 +186,10 @@ def peer_results(peer: ktap.PeerRun, offset: int) -> list[PeerResult]:
 def boot_peer_results(boot: BootRead) -> list[PeerResult]:
     """Each upstream selftest's results in a boot; one near a framed line lost on the way is an error that says
     so (a lost "not ok" must not read as a selftest that agreed)."""
-    spans = [(run.console_line, run.console_end) for run in boot.report.runs[-1:]] + \
-        [(peer.console_line, peer.result.line if peer.result else 0) for peer in boot.report.peers]
-    found = []
+    found, around = [], spans(boot)
     for j, peer in enumerate(boot.report.peers):
-        if lost := lost_near(boot, spans, len(spans) - len(boot.report.peers) + j):
-            found.append(PeerResult(peer.program, peer.program, "error",
-                                    f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))})",
+        if lost := lost_near(boot, around, len(boot.report.runs) + j):
+            found.append(PeerResult(peer.program, peer.program, "error", lost,
                                     peer.console_line + boot.line_offset if peer.console_line else 0))
         else:
             found += peer_results(peer, boot.line_offset)
