@@ -38,6 +38,15 @@ def split(patch_files: list[Path], work: Path) -> list[Path]:
     return out
 
 
+def _refusal(tree: Path, patch: Path, said: str) -> str:
+    # A run killed while a patch was in (SIGKILL skips the way out) leaves it applied: say so, and how to
+    # take it out, rather than git's hunk-by-hunk refusal.
+    if _git(tree, "apply", "-R", "--check", str(patch.resolve())).returncode == 0:
+        return (f"{patch.name} is already applied to {tree} (a run stopped before taking it back out?): "
+                f"git -C {tree} apply -R {patch.resolve()} takes it out")
+    return f"{patch.name} does not apply to {tree}: {said}"
+
+
 @contextmanager
 def applied(tree: Path, patch_files: list[Path]) -> Iterator[list[Path]]:
     """Applies every patch (or none, if one does not apply); reverts them on the way out."""
@@ -48,7 +57,7 @@ def applied(tree: Path, patch_files: list[Path]) -> Iterator[list[Path]]:
             for patch in patches:
                 result = _git(tree, "apply", str(patch.resolve()))
                 if result.returncode != 0:
-                    raise PatchError(f"{patch.name} does not apply to {tree}: {result.stderr.strip()}")
+                    raise PatchError(_refusal(tree, patch, result.stderr.strip()))
                 done.append(patch)
             yield patches
         finally:
