@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Writes the golden kernel reports (harness/tests/data/kernel-reports/): Debian's linux-source-<series> built
-for amd64 with lkdtm, sigwake's lock provokers (harness/tests/kernel-patches/0001-lkdtm-sigwake-lock-provokers.
+for amd64 or arm64 (cross-compiled) with lkdtm, sigwake's lock provokers (harness/tests/kernel-patches/0001-lkdtm-sigwake-lock-provokers.
 patch: it applies to 6.1 and 6.12) and every detector (kernel-configs/reports.config), booted once per crash
 type under QEMU with an init that asks lkdtm for it (repro/tests/lkdtm_init.cc). Each console is kept from the
 init's "provoking" line to its end, as the kernel printed it. The titles the reader must give them are in
 expected.json, written by hand from syzkaller's rules (docs/kernel-reports.md), never from what the reader says.
 
-    bench/golden_reports.py [--series 6.1 6.12] [--type TYPE ...] [--out DIR] [--wait S]
+    bench/golden_reports.py [--series 6.1 6.12] [--arch amd64 arm64] [--type TYPE ...] [--out DIR] [--wait S]
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
+from sigwake.core.debian_names import HOST_ARCH  # noqa: E402
 from sigwake.kernels import kconfig, patches, source_tree  # noqa: E402
-from sigwake.kernels.build import BuildRequest, KernelBuilder  # noqa: E402
+from sigwake.kernels.build import KERNEL_ARCHES, BuildRequest, BuiltKernel, KernelBuilder  # noqa: E402
 from sigwake.kernels.kernels import KernelCache  # noqa: E402
-from sigwake.programs import initramfs  # noqa: E402
+from sigwake.programs import binaries, initramfs  # noqa: E402
 from sigwake.targets import qemu  # noqa: E402
+from sigwake.targets.registry import FOREIGN_TCG_SLOWDOWN  # noqa: E402
 
 OUT = REPO / "harness/tests/data/kernel-reports"
-FRAGMENTS = (*kconfig.default_fragments(REPO / "kernel-configs"), REPO / "kernel-configs/lkdtm.config",
-             REPO / "kernel-configs/reports.config")
+DEBUG_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/reports.config")
 # The crash types provoked: lkdtm's own that need no hardware this host lacks (no PMU: no hard lockup; no
 # pointer authentication, no CFI build) and sigwake's lockdep provokers. A type a kernel's lkdtm lacks is said
 # and left out. Not EXHAUST_STACK: without VMAP_STACK's guard page (KASAN drops it unless KASAN_VMALLOC) the
@@ -44,28 +45,46 @@ TYPES = (
     "LOCKDEP_HELD_RETURN_USER", "LOCKDEP_HELD_FREED", "LOCKDEP_INCONSISTENT", "LOCKDEP_IRQ_ORDER",
     "LOCKDEP_IRQ_INVERSION",
 )
+X86_ONLY = {"UNSET_SMEP"}  # lkdtm says XFAIL and does nothing elsewhere
 PROVOKERS = REPO / "harness/tests/kernel-patches/0001-lkdtm-sigwake-lock-provokers.patch"
 MARK = "sigwake-golden: provoking "
 
 
-def init_image(work: Path) -> Path:
-    subprocess.run(["meson", "compile", "-C", str(REPO / "build"), "sigwake-lkdtm-init"], check=True,
+def init_image(arch: str, cache_root: Path, work: Path, progress: Progress) -> Path:
+    build_dir = binaries.build_dir_for(arch, REPO / "build")
+    if not (build_dir / "build.ninja").exists():  # a cross build dir is set up (cross file, sysroot) once
+        binaries.build_for(arch, REPO, REPO / "build", cache_root, progress)
+    # ninja by the output's path: it regenerates a build dir set up before the target was declared
+    subprocess.run(["ninja", "-C", str(build_dir), "repro/sigwake-lkdtm-init"], check=True,
                    stdout=subprocess.DEVNULL, timeout=600)
-    init = REPO / "build/repro/tests/sigwake-lkdtm-init"
+    init = build_dir / "repro/sigwake-lkdtm-init"
     entries = [initramfs.directory(d) for d in ("dev", "proc", "sys")]
     entries += [initramfs.char_device("dev/console", 5, 1), initramfs.executable("init", init.read_bytes())]
-    return initramfs.write(entries, work / "lkdtm.cpio")
+    return initramfs.write(entries, work / f"lkdtm-{arch}.cpio")
 
 
-def boot(image: Path, initrd: Path, append: tuple[str, ...], log: Path, wait_s: int) -> str:
-    request = qemu.BootRequest(image, initrd, append, qemu.choose_accel(None), timeout_s=120 + 4 * wait_s,
-                               memory_mb=1024, silence_s=30 + 2 * wait_s)
+def bootable(builder: KernelBuilder, built: BuiltKernel, tree: Path, arch: str, log: Path,
+             progress: Progress) -> Path:
+    if arch != "amd64":
+        return built.image
+    # amd64's PVH vmlinux with KASAN resets before its first console line under QEMU 7.2's TCG (KASAN's early
+    # shadow setup); the same objects as a bzImage boot.
+    with patches.applied(tree, [PROVOKERS]):
+        return builder.make(tree, ["bzImage"], log, progress) / KERNEL_ARCHES[arch].image
+
+
+def boot(image: Path, initrd: Path, append: tuple[str, ...], arch: str, log: Path, wait_s: int) -> str:
+    slowdown = 1.0 if arch == HOST_ARCH else FOREIGN_TCG_SLOWDOWN
+    request = qemu.BootRequest(image, initrd, append, qemu.choose_accel(None, arch=arch),
+                               timeout_s=slowdown * (120 + 4 * wait_s), memory_mb=1024,
+                               silence_s=slowdown * (30 + 2 * wait_s), arch=arch)
     return qemu.boot(request, log).console
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--series", nargs="+", default=["6.1", "6.12"])
+    parser.add_argument("--arch", nargs="+", default=["amd64", "arm64"], choices=sorted(KERNEL_ARCHES))
     parser.add_argument("--type", nargs="+", default=list(TYPES), dest="types")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--wait", type=int, default=8, help="seconds the guest gives the kernel's later reports")
@@ -73,34 +92,36 @@ def main() -> int:
     progress = Progress()
     cache = KernelCache(default_cache())
     work = cache.root / "golden-reports"
-    initrd = init_image(work.parent / "builds")
+    builder = KernelBuilder(cache.root)
     for series in args.series:
         root = work / f"linux-{series}"
         tree = next(iter(root.iterdir())) if root.is_dir() else source_tree.unpack(cache, series, root, progress)
-        builder = KernelBuilder(cache.root)
-        built = builder.build(BuildRequest(tree, FRAGMENTS, (PROVOKERS,)), progress)
-        if built.warnings:
-            print(f"{series}: the tree dropped {built.warnings}")
-        # Its PVH vmlinux resets before its first console line under QEMU 7.2's TCG (KASAN's early shadow
-        # setup); the same objects as a bzImage boot.
-        with patches.applied(tree, [PROVOKERS]):
-            image = builder.make(tree, ["bzImage"], work / "bzImage.log", progress) / "arch/x86/boot/bzImage"
-        dest = args.out / f"{series}-amd64"
-        dest.mkdir(parents=True, exist_ok=True)
-        known = boot(image, initrd, (), work / "types.log", args.wait)
-        listed = next((line for line in known.splitlines() if "sigwake-golden: types" in line), "")
-        for crash in args.types:
-            if crash not in listed.split():
-                print(f"{series}: lkdtm has no {crash}: left out")
-                continue
-            append = (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}", "rcupdate.rcu_cpu_stall_timeout=3")
-            console = boot(image, initrd, append, work / "boot.log", args.wait)
-            at = console.find(MARK + crash)
-            if at < 0:
-                print(f"{series}: {crash}: the guest never provoked it; console kept whole")
-            (dest / f"{crash}.log").write_text(console[max(at, 0):])
-            print(f"{series}: {crash}: {console.count(chr(10)) - console[:max(at, 0)].count(chr(10))} lines")
+        for arch in args.arch:
+            fragments = (*kconfig.default_fragments(REPO / "kernel-configs", arch), *DEBUG_FRAGMENTS)
+            built = builder.build(BuildRequest(tree, fragments, (PROVOKERS,), arch=arch), progress)
+            if built.warnings:
+                print(f"{series} {arch}: the tree dropped {built.warnings}")
+            image = bootable(builder, built, tree, arch, work / f"image-{arch}.log", progress)
+            provoke(series, arch, image, init_image(arch, cache.root, work, progress), args, work)
     return 0
+
+
+def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Namespace, work: Path) -> None:
+    dest = args.out / f"{series}-{arch}"
+    dest.mkdir(parents=True, exist_ok=True)
+    known = boot(image, initrd, (), arch, work / "types.log", args.wait)
+    listed = next((line for line in known.splitlines() if "sigwake-golden: types" in line), "")
+    for crash in args.types:
+        if crash not in listed.split() or (arch != "amd64" and crash in X86_ONLY):
+            print(f"{series} {arch}: lkdtm has no {crash} here: left out")
+            continue
+        append = (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}", "rcupdate.rcu_cpu_stall_timeout=3")
+        console = boot(image, initrd, append, arch, work / "boot.log", args.wait)
+        at = console.find(MARK + crash)
+        if at < 0:
+            print(f"{series} {arch}: {crash}: the guest never provoked it; console kept whole")
+        (dest / f"{crash}.log").write_text(console[max(at, 0):])
+        print(f"{series} {arch}: {crash}: {console.count(chr(10)) - console[:max(at, 0)].count(chr(10))} lines")
 
 
 if __name__ == "__main__":

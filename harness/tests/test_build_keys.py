@@ -3,9 +3,13 @@ user's settings do to how a diff is printed."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from sigwake.kernels.build import git, tree_state
+import pytest
+
+from sigwake.core.progress import Progress
+from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git, request_key, tree_state
 from sigwake.kernels.source_tree import commit_all
 
 
@@ -47,3 +51,20 @@ def test_a_deletion_a_mode_and_a_link_each_key_apart(tmp_path: Path) -> None:
     (tmp_path / "script").chmod(0o755)
     seen.add(tree_state(tmp_path))
     assert len(seen) == 5, seen
+
+
+def test_each_architecture_keys_apart_and_builds_in_objects_of_its_own(tmp_path: Path) -> None:
+    (tmp_path / "perf.config").write_text("CONFIG_PERF_EVENTS=y\n")
+    amd64 = BuildRequest(tmp_path, (tmp_path / "perf.config",))
+    arm64 = dataclasses.replace(amd64, arch="arm64")
+    assert request_key(amd64, "head") != request_key(arm64, "head")
+    builder = KernelBuilder(tmp_path / "cache")
+    assert builder.objects_dir(tmp_path) != builder.objects_dir(tmp_path, "arm64")
+
+
+def test_a_cross_build_without_its_compiler_names_the_package(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no aarch64-linux-gnu-gcc there
+    request = BuildRequest(tmp_path, (), arch="arm64")
+    with pytest.raises(BuildError, match="needs Debian's gcc-aarch64-linux-gnu"):
+        KernelBuilder(tmp_path / "cache").build(request, Progress())

@@ -49,10 +49,11 @@ def test_a_variant_written_once_is_two_cases_with_their_own_facts(catalogue: Cat
         "set_output_sigio_fasync_on_target", "set_output_sigio_fasync_on_source", "set_output_sigio_fasync_on_both"]
 
 
-def test_every_option_a_case_needs_is_in_the_default_kernel_config(catalogue: Catalogue) -> None:
+@pytest.mark.parametrize("arch", sorted(kconfig.ARCH_FRAGMENTS))
+def test_every_option_a_case_needs_is_in_the_default_kernel_config(catalogue: Catalogue, arch: str) -> None:
     # or the case claims nothing but a refusal of kernels built here (origin "file"): there its refusal is a skip
     merged: dict[str, str] = {}
-    for path in kconfig.default_fragments(REPO / "kernel-configs"):
+    for path in kconfig.default_fragments(REPO / "kernel-configs", arch):
         merged |= kconfig.read_fragment(path).options
     missing = {f"{c.name}: {option}" for c in catalogue.cases.values() for option in c.kconfig
                if merged.get(option) != "y" and any((e.origins is None or "file" in e.origins)

@@ -21,7 +21,21 @@ from . import patches
 from ..core.atomic import atomic_write
 from ..core.progress import EVERY_S, Progress
 
-ARCH = "x86_64"  # without it a tinyconfig is 32-bit
+
+
+@dataclass(frozen=True)
+class KernelArch:
+    """How the kernel's make builds for one architecture (Debian's name for it)."""
+
+    make_arch: str  # ARCH=
+    cross_compile: str  # CROSS_COMPILE=, "" on this machine's own
+    image: str  # the image QEMU boots when there is no PVH vmlinux, in O=
+
+
+KERNEL_ARCHES = {
+    "amd64": KernelArch("x86_64", "", "arch/x86/boot/bzImage"),  # x86_64: without it a tinyconfig is 32-bit
+    "arm64": KernelArch("arm64", "aarch64-linux-gnu-", "arch/arm64/boot/Image"),  # Debian's gcc-aarch64-linux-gnu
+}
 
 
 class BuildError(RuntimeError):
@@ -34,6 +48,7 @@ class BuildRequest:
     fragments: tuple[Path, ...]
     patches: tuple[Path, ...] = ()
     base: str = "tinyconfig"
+    arch: str = "amd64"  # a key of KERNEL_ARCHES
 
 
 @dataclass
@@ -119,7 +134,7 @@ def pinned_identity(tree: Path) -> dict[str, str]:
 
 
 def request_key(request: BuildRequest, state: str) -> str:
-    digest = hashlib.sha256(f"{ARCH} {request.base} {state}".encode())
+    digest = hashlib.sha256(f"{KERNEL_ARCHES[request.arch].make_arch} {request.base} {state}".encode())
     for path in (*request.fragments, *request.patches):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
@@ -132,6 +147,10 @@ class KernelBuilder:
     ccache: Path | None = None  # default: <cache>/ccache
 
     def build(self, request: BuildRequest, progress: Progress) -> BuiltKernel:
+        arch = KERNEL_ARCHES[request.arch]
+        if arch.cross_compile and shutil.which(arch.cross_compile + "gcc") is None:
+            raise BuildError(f"no {arch.cross_compile}gcc: a kernel for {request.arch} needs Debian's "
+                             f"gcc-{arch.cross_compile.rstrip('-')}")
         state = tree_state(request.tree)
         key = request_key(request, state)
         dest = self.cache / "builds" / key
@@ -145,7 +164,7 @@ class KernelBuilder:
             return built
 
         dest.mkdir(parents=True, exist_ok=True)
-        out = self.objects_dir(request.tree)
+        out = self.objects_dir(request.tree, request.arch)
         out.mkdir(parents=True, exist_ok=True)
         log = dest / "build.log"
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -153,10 +172,10 @@ class KernelBuilder:
         with log.open("w") as log_file, patches.applied(request.tree, list(request.patches)):
             warnings = self._configure(request, out, log_file, progress)
             config = kconfig.read_options((out / ".config").read_text())
-            target = "vmlinux" if config.get("CONFIG_PVH") == "y" else "bzImage"
+            target = "vmlinux" if config.get("CONFIG_PVH") == "y" else Path(arch.image).name
             progress.step(f"building {target} of {state[:12]} with {self.jobs} jobs (log: {log})")
-            self._make(request.tree, out, [target], log_file, progress, f"build of {state[:12]}")
-        built_image = out / "vmlinux" if target == "vmlinux" else out / "arch/x86/boot/bzImage"
+            self._make(request.tree, out, [target], log_file, progress, f"build of {state[:12]}", request.arch)
+        built_image = out / "vmlinux" if target == "vmlinux" else out / arch.image
         image = dest / target
         shutil.copyfile(built_image, image)
         config = " + ".join(p.name for p in (*request.fragments, *request.patches))
@@ -166,18 +185,19 @@ class KernelBuilder:
         progress.step(f"built {image} in {built.seconds} s")
         return built
 
-    def objects_dir(self, tree: Path) -> Path:
-        """The O= directory of a tree: one per tree, so its builds are incremental."""
-        return self.cache / "objects" / hashlib.sha256(str(tree.resolve()).encode()).hexdigest()[:12]
+    def objects_dir(self, tree: Path, arch: str = "amd64") -> Path:
+        """The O= directory of a tree for one architecture: one each, so their builds are incremental."""
+        name = hashlib.sha256(str(tree.resolve()).encode()).hexdigest()[:12]
+        return self.cache / "objects" / (name if arch == "amd64" else f"{name}-{arch}")
 
     def _configure(self, request: BuildRequest, out: Path, log_file: TextIO, progress: Progress) -> list[str]:
         progress.step(f"configuring: {request.base} + {', '.join(p.stem for p in request.fragments)}")
-        self._make(request.tree, out, [request.base], log_file, progress, "make " + request.base)
+        self._make(request.tree, out, [request.base], log_file, progress, "make " + request.base, request.arch)
         merge = request.tree.resolve() / "scripts/kconfig/merge_config.sh"
         # With -m it writes $KCONFIG_CONFIG relative to the working directory: run it in O=.
         self._run([str(merge), "-m", ".config", *[str(p.resolve()) for p in request.fragments]], out, log_file,
                   progress, "merge_config.sh")
-        self._make(request.tree, out, ["olddefconfig"], log_file, progress, "make olddefconfig")
+        self._make(request.tree, out, ["olddefconfig"], log_file, progress, "make olddefconfig", request.arch)
         result = kconfig.check([kconfig.read_fragment(p) for p in request.fragments],
                                kconfig.read_options((out / ".config").read_text()))
         for warning in result.warnings:
@@ -186,16 +206,19 @@ class KernelBuilder:
             raise BuildError("essential config options dropped by the tree:\n  " + "\n  ".join(result.errors))
         return result.warnings
 
-    def make(self, tree: Path, targets: list[str], log: Path, progress: Progress) -> Path:
+    def make(self, tree: Path, targets: list[str], log: Path, progress: Progress, arch: str = "amd64") -> Path:
         """Makes other targets of the tree's objects (e.g. bzImage next to a PVH vmlinux); returns O=."""
-        out = self.objects_dir(tree)
+        out = self.objects_dir(tree, arch)
         with log.open("a") as log_file:
-            self._make(tree, out, targets, log_file, progress, "make " + " ".join(targets))
+            self._make(tree, out, targets, log_file, progress, "make " + " ".join(targets), arch)
         return out
 
-    def _make(self, tree: Path, out: Path, targets: list[str], log_file: TextIO, progress: Progress, what: str) -> None:
-        argv = ["make", "-C", str(tree.resolve()), f"O={out}", f"ARCH={ARCH}", f"-j{self.jobs}", "CC=ccache gcc",
-                *targets]
+    def _make(self, tree: Path, out: Path, targets: list[str], log_file: TextIO, progress: Progress, what: str,
+              arch: str) -> None:
+        kernel_arch = KERNEL_ARCHES[arch]
+        cross = [f"CROSS_COMPILE={kernel_arch.cross_compile}"] if kernel_arch.cross_compile else []
+        argv = ["make", "-C", str(tree.resolve()), f"O={out}", f"ARCH={kernel_arch.make_arch}", *cross,
+                f"-j{self.jobs}", f"CC=ccache {kernel_arch.cross_compile}gcc", *targets]
         self._run(argv, out, log_file, progress, what, pinned_identity(tree))
 
     def _run(self, argv: list[str], cwd: Path, log_file: TextIO, progress: Progress, what: str,

@@ -16,6 +16,8 @@ ESSENTIAL = "# sigwake: essential"
 # Merged in this order. btf.config (slower builds, needs pahole) and
 # debug.config are there to add with --fragment.
 DEFAULT_FRAGMENTS = ("qemu-boot", "perf", "pvh", "bpf", "tracepoints")
+# Another architecture's: its own board's console and power-off, no PVH (an x86 entry point).
+ARCH_FRAGMENTS = {"amd64": DEFAULT_FRAGMENTS, "arm64": ("qemu-boot-arm64", "perf", "bpf", "tracepoints")}
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,8 @@ def read_fragment(path: Path) -> Fragment:
     return Fragment(path, ESSENTIAL in text.splitlines()[:3], read_options(text))
 
 
-def default_fragments(config_dir: Path) -> list[Path]:
-    return [config_dir / f"{name}.config" for name in DEFAULT_FRAGMENTS]
+def default_fragments(config_dir: Path, arch: str = "amd64") -> list[Path]:
+    return [config_dir / f"{name}.config" for name in ARCH_FRAGMENTS[arch]]
 
 
 @dataclass
