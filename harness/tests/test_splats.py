@@ -66,6 +66,16 @@ def test_a_lock_order_report_on_a_lock_read_in_irq_is_read_too() -> None:
 TRACE = ["Call Trace:", " <TASK>", " dump_stack_lvl+0x5d/0x80", " _raw_spin_unlock+0x1b/0x40",
          " send_sigio+0x6e/0x120", " kill_fasync+0x7b/0x100", " </TASK>"]
 FORMATS = {
+    # no syzkaller format: the line is the title, its address ADDR (a panic's reason keeps what it says)
+    "arm64 write to read-only memory": (["Unable to handle kernel write to read-only memory at virtual address "
+                                         "ffff8000807677e0", "Internal error: Oops: 000000009600004f [#1] SMP",
+                                         "pc : lkdtm_WRITE_RO+0x30/0x48"],
+                                        "bug", "Unable to handle kernel write to read-only memory at virtual "
+                                        "address ADDR"),
+    "panic naming an address and a line": (["Kernel panic - not syncing: stack-protector: Kernel stack is "
+                                            "corrupted in: lkdtm_CORRUPT_STACK+0x8c/0x8c at fs/x.c:12"], "panic",
+                                           "kernel panic: stack-protector: Kernel stack is corrupted in: "
+                                           "lkdtm_CORRUPT_STACK+0x8c/0x8c at fs/x.c:LINE"),
     "bad unlock balance": (["WARNING: bad unlock balance detected!", "-------------------------------------",
                             "provoke/90 is trying to release lock (&f->f_owner.lock) at:",
                             "[<ffffffff81234567>] _raw_read_unlock_irqrestore+0x1b/0x40",

@@ -172,6 +172,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("bug", re.compile(r"Unable to handle kernel (?P<what>paging request|NULL pointer dereference|"
                            r"access to user memory)"),
          lambda match, lines: f"BUG: unable to handle kernel {match['what']} in {faulting(lines)}", oops_follows=True),
+    # arm64's other aborts ("write to read-only memory", "execute from non-executable memory"): no format of
+    # syzkaller's matches them, so the line itself is the title, its address made ADDR (titled()).
+    Kind("bug", re.compile(r"Unable to handle kernel .*"), lambda match, lines: match[0].rstrip(), oops_follows=True),
     Kind("bug", re.compile(r"PANIC: double fault"), _fault("PANIC: double fault"), oops_follows=True),
     Kind("bug", re.compile(r"general protection fault"), _fault("general protection fault")),
     Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG"), oops_follows=True),
@@ -188,6 +191,16 @@ KINDS: tuple[Kind, ...] = (
          lambda match, lines: f"kernel panic: {match['why'].strip()}", None),
 )
 PANIC = next(k for k in KINDS if k.name == "panic")
+
+# syzkaller's replacements in every title (report.go's dynamicTitleReplacement): what differs from one
+# occurrence of a bug to the next, an address or a file's line, is not the bug's name.
+_ADDRESS = re.compile(r"([^a-zA-Z0-9])(?:0x)?[0-9a-f]{6,}")
+_FILE_LINE = re.compile(r"(\.\w+)(:[0-9]+)+")
+
+
+def titled(kind: Kind, match: re.Match[str], lines: list[str]) -> str:
+    """The report's title as syzbot lists it."""
+    return _FILE_LINE.sub(r"\1:LINE", _ADDRESS.sub(r"\1ADDR", kind.title(match, lines)))
 # What a fault report prints after its first line ("kernel BUG at", "BUG: unable to handle", arm64's "Unable to
 # handle" and its abort block): never a report of its own.
 FOLLOW_UP = re.compile(r"^\s*(Oops: |Internal error: |invalid opcode: 0000)")  # once per fault

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from .console import FRAME, SPLICED, crc_holds
-from .report_kinds import FOLLOW_UP, PANIC, Kind, start, task
+from .report_kinds import FOLLOW_UP, PANIC, Kind, start, task, titled
 from ..core.model import Splat
 
 TIMESTAMP = re.compile(r"^\[\s*(?P<seconds>\d+\.\d+)\]\s?")  # printk's "[    5.960677] "
@@ -27,7 +27,7 @@ class _Open:
     oopsed: bool = False  # a fault's "Oops:" line has come: another starts a report of its own
 
     def close(self, cut: bool) -> Splat:
-        return Splat(self.kind.name, self.kind.title(self.match, self.lines), self.line,
+        return Splat(self.kind.name, titled(self.kind, self.match, self.lines), self.line,
                      "\n".join(self.lines[:MAX_LINES]), self.fatal, cut and not self.ended and self.kind.end is not None,
                      task=task(self.lines), printk_s=self.printk_s)
 
