@@ -44,7 +44,7 @@ CRASH = Path(__file__).parent / "data" / "crash-cloud-6.12.95"
     ("hung-task.log", 1, "hung task", "INFO: task hung in perf_event_exit_task", False),
     ("rcu-stall.log", 1, "rcu stall", "INFO: rcu detected stall in perf_output_put_handle", False),
     ("arm64-oops.log", 1, "bug", "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq", True),
-    ("panic-alone.log", 2, "panic", "kernel panic: VFS: Unable to mount root fs on unknown-block(0,0)", True),
+    ("panic-alone.log", 2, "panic", "kernel panic: VFS: Unable to mount root fs on unknown-block(NUM,NUM)", True),
 ])
 def test_each_kind_of_report_gets_its_title(log: str, line: int, kind: str, title: str, fatal: bool) -> None:
     found = splats.find((DATA / log).read_text())
@@ -72,10 +72,15 @@ FORMATS = {
                                          "pc : lkdtm_WRITE_RO+0x30/0x48"],
                                         "bug", "Unable to handle kernel write to read-only memory at virtual "
                                         "address ADDR"),
-    "panic naming an address and a line": (["Kernel panic - not syncing: stack-protector: Kernel stack is "
-                                            "corrupted in: lkdtm_CORRUPT_STACK+0x8c/0x8c at fs/x.c:12"], "panic",
-                                           "kernel panic: stack-protector: Kernel stack is corrupted in: "
-                                           "lkdtm_CORRUPT_STACK+0x8c/0x8c at fs/x.c:LINE"),
+    # syzkaller's panic formats, and its replacements of what differs between occurrences
+    "stack protector": (["Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: "
+                         "lkdtm_CORRUPT_STACK+0x8c/0x8c"], "panic", "kernel panic: stack is corrupted in "
+                                                                    "lkdtm_CORRUPT_STACK"),
+    "killed init": (["Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b"], "panic",
+                    "kernel panic: Attempted to kill init!"),
+    "panic naming a line, an offset, a CPU and a number": (
+        ["Kernel panic - not syncing: bad thing at fs/x.c:12 in foo+0x1c/0x40 on CPU#3 after 250 tries"], "panic",
+        "kernel panic: bad thing at fs/x.c:LINE in foo on CPU after NUM tries"),
     "bad unlock balance": (["WARNING: bad unlock balance detected!", "-------------------------------------",
                             "provoke/90 is trying to release lock (&f->f_owner.lock) at:",
                             "[<ffffffff81234567>] _raw_read_unlock_irqrestore+0x1b/0x40",

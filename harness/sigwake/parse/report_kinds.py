@@ -125,6 +125,28 @@ def _kfence(match: re.Match[str], lines: list[str]) -> str:
     return f"KFENCE: {match['what']}{access} in {named(match['func']) or in_call_trace(lines)}"
 
 
+# Panics syzkaller names by their kind alone, whatever follows (a task's exit code, a tty).
+_PANIC_ALONE = ("Attempted to kill init!", "Couldn't open N_TTY ldisc", "Fatal exception", "panic_on_warn set",
+                "hung_task: blocked tasks")
+_STACK_PROTECTOR = re.compile(r"stack-protector: Kernel stack is corrupted in: (?P<func>[A-Za-z_]\w*)(?:\.|\+)")
+
+
+def _panic(match: re.Match[str], lines: list[str]) -> str:
+    """syzkaller's panic formats: the stack protector's function (or, where it printed an address, the call
+    trace's first frame that is not the check), a stack overflow where its work was entered, else the reason."""
+    why = match["why"].strip()
+    if why.startswith("stack-protector:"):
+        found = _STACK_PROTECTOR.match(why)
+        where = found["func"] if found else guilty(after(CALL_TRACE, lines), _STACK_CHK)
+        return f"kernel panic: stack is corrupted in {where}"
+    if why.startswith("corrupted stack end"):
+        return f"kernel panic: corrupted stack end in {stalled(lines)}"
+    if why.startswith("kernel stack overflow"):
+        return f"kernel stack overflow in {stalled(lines)}"
+    return f"kernel panic: {next((alone for alone in _PANIC_ALONE if why.startswith(alone)), why)}"
+
+
+_STACK_CHK = re.compile(r"stack_chk")
 _USERCOPY = re.compile(r"usercopy|__check")  # syzkaller's: unanchored, so do_usercopy_* (lkdtm's helpers) too
 
 _WARNING_AT = r"WARNING: (?:CPU: \d+ PID: \d+ at (?:\S+:\d+ )?(?P<func>[\w.]+)\+0x|\S+ at (?P<func2>[\w.]+)\+0x)"
@@ -187,20 +209,31 @@ KINDS: tuple[Kind, ...] = (
     Kind("rcu stall", re.compile(r"INFO: rcu_\w+ (self-)?detected (stalls?|expedited stalls?)"),
          lambda match, lines: f"INFO: rcu detected stall in {stalled(lines, interrupted=True)}", None),
     Kind("bug", re.compile(r"^\s*(Internal error: Oops|Oops: )"), _fault("Oops")),
-    Kind("panic", re.compile(r"^\s*Kernel panic - not syncing: (?P<why>.*)"),
-         lambda match, lines: f"kernel panic: {match['why'].strip()}", None),
+    Kind("panic", re.compile(r"^\s*Kernel panic - not syncing: (?P<why>.*)"), _panic, None),
 )
 PANIC = next(k for k in KINDS if k.name == "panic")
 
-# syzkaller's replacements in every title (report.go's dynamicTitleReplacement): what differs from one
-# occurrence of a bug to the next, an address or a file's line, is not the bug's name.
-_ADDRESS = re.compile(r"([^a-zA-Z0-9])(?:0x)?[0-9a-f]{6,}")
-_FILE_LINE = re.compile(r"(\.\w+)(:[0-9]+)+")
+# syzkaller's replacements in every title, in its order, each until nothing changes (report.go's
+# dynamicTitleReplacement, less its two for syzkaller's own executor names): what differs from one occurrence
+# of a bug to the next (an address, a line, an offset, a CPU, a number) is not the bug's name.
+_REPLACEMENTS = ((re.compile(r"([^a-zA-Z0-9])(?:0x)?[0-9a-f]{6,}"), r"\1ADDR"),
+                 (re.compile(r"([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})"), "IP"),
+                 (re.compile(r"(\.\w+)(:[0-9]+)+"), r"\1:LINE"),
+                 (re.compile(r"([a-zA-Z][a-zA-Z0-9_.]+)\+0x[0-9a-z]+/0x[0-9a-z]+"), r"\1"),
+                 (re.compile(r"CPU#[0-9]+"), "CPU"),
+                 (re.compile(r"(\W)(\d+)(\W|$)"), r"\1NUM\3"),
+                 (re.compile(r"(\d+){7,}"), "NUM"))
+MAX_TITLE = 120  # syzkaller's sanitizeTitle(): corrupted or intermixed lines can be very long
 
 
 def titled(kind: Kind, match: re.Match[str], lines: list[str]) -> str:
     """The report's title as syzbot lists it."""
-    return _FILE_LINE.sub(r"\1:LINE", _ADDRESS.sub(r"\1ADDR", kind.title(match, lines)))
+    title = kind.title(match, lines)
+    for pattern, replacement in _REPLACEMENTS:
+        while (replaced := pattern.sub(replacement, title)) != title:
+            title = replaced
+    title = "".join(" " if c == "\t" else c for c in title[:MAX_TITLE] if c == "\t" or " " <= c < "\x7f")
+    return re.sub(" {2,}", " ", title).strip()
 # What a fault report prints after its first line ("kernel BUG at", "BUG: unable to handle", arm64's "Unable to
 # handle" and its abort block): never a report of its own.
 FOLLOW_UP = re.compile(r"^\s*(Oops: |Internal error: |invalid opcode: 0000)")  # once per fault
