@@ -49,6 +49,9 @@ TYPES = (
     "LOCKDEP_IRQ_INVERSION",
 )
 X86_ONLY = {"UNSET_SMEP"}  # lkdtm says XFAIL and does nothing elsewhere
+# Where a type's aftermath is a spiral, not a report: 7.2's exit after SCHEDULE_ATOMIC dereferences NULL some
+# 450 times (each a report of its own) until the host's deadline.
+SPIRALS = {("7.2", "SCHEDULE_ATOMIC")}
 PROVOKERS = REPO / "harness/tests/kernel-patches/0001-lkdtm-sigwake-lock-provokers.patch"
 MARK = "sigwake-golden: provoking "
 # A console is cut at its end before its first kernel line past this much of the guest's clock: a soft lockup
@@ -124,6 +127,9 @@ def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Na
     for crash in args.types:
         if crash not in listed.split() or (arch != "amd64" and crash in X86_ONLY):
             print(f"{series} {arch}: lkdtm has no {crash} here: left out")
+            continue
+        if (series, crash) in SPIRALS:
+            print(f"{series} {arch}: {crash} spirals: left out")
             continue
         append = (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}", "rcupdate.rcu_cpu_stall_timeout=3")
         console = boot(image, initrd, append, arch, work / "boot.log", args.wait)

@@ -43,7 +43,7 @@ _MACHINERY = (
     r"_*kobject_\w+|device_(add|del|unregister|destroy|release)|devres_release_all|sysfs_remove\w*|"
     r"debug_object\w*|\w+_is_static_object|lock_timer_base|del_timer\w*|__timer_delete\w*|__mod_timer|"
     r"_*flush_work|__cancel_work\w*|cancel_work_sync|_*queue_work\w*|insert_work|\w+_workqueue|"
-    r"\w*schedule\w*|wait_for_\w+|__wait_for_\w+|finish_wait|_?atomic(64)?_\w+|arch_atomic\w*|"
+    r"wait_for_\w+|__wait_for_\w+|finish_wait|_?atomic(64)?_\w+|arch_atomic\w*|"
     r"__wake_up\w*|"
     r"sysvec_\w+|asm_sysvec_\w+|__sysvec_\w+|irq_exit\w*|__irq_exit\w*|handle_softirqs|__do_softirq|do_softirq|"
     r"tick_sched_\w+|tick_nohz_\w+|tick_handle_\w+|tick_periodic|update_process_times|hrtimer_\w+|__hrtimer_\w+|watchdog_\w+|kthread|ret_from_fork\w*|"
