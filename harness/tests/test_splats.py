@@ -66,6 +66,18 @@ def test_a_lock_order_report_on_a_lock_read_in_irq_is_read_too() -> None:
 TRACE = ["Call Trace:", " <TASK>", " dump_stack_lvl+0x5d/0x80", " _raw_spin_unlock+0x1b/0x40",
          " send_sigio+0x6e/0x120", " kill_fasync+0x7b/0x100", " </TASK>"]
 FORMATS = {
+    "still has locks held": (["====================================", "WARNING: init/24 still has locks held!",
+                              "6.1.192+ #1 Not tainted", "1 lock held by init/24:",
+                              " #0: ffffffc008b6ba28 (lkdtm_second){+.+.}-{3:3}, at: lkdtm_HELD+0x1c/0x24",
+                              "stack backtrace:", "Call trace:", " debug_check_no_locks_held+0x90/0x9c",
+                              " do_exit+0x940/0xd64"], "lockdep", "WARNING: still has locks held in lkdtm_HELD"),
+    "invalid wait context": (["=============================", "[ BUG: Invalid wait context ]",
+                              "init/24 is trying to lock:", "ffffff800257d7c0 (&child->perf_event_mutex){....}-{3:3}, "
+                              "at: perf_event_exit_task+0x38/0x200", "stack backtrace:", "Call trace:",
+                              " dump_stack+0x18/0x30", " __lock_acquire+0x5c8/0x1814", " lock_acquire+0x268/0x398",
+                              " __mutex_lock+0x138/0x4ac", " mutex_lock_nested+0x24/0x34",
+                              " perf_event_exit_task+0x38/0x200", " do_exit+0x424/0xd64"],
+                             "lockdep", "WARNING: locking bug in perf_event_exit_task"),
     # no syzkaller format: the line is the title, its address ADDR (a panic's reason keeps what it says)
     "arm64 write to read-only memory": (["Unable to handle kernel write to read-only memory at virtual address "
                                          "ffff8000807677e0", "Internal error: Oops: 000000009600004f [#1] SMP",

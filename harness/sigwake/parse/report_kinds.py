@@ -87,6 +87,7 @@ def _fault(prefix: str) -> Title:
     return lambda match, lines: f"{prefix} in {faulting(lines)}"
 
 
+_SOCKET_LOCK = re.compile(r"lock_sock|release_sock")  # a socket's lock is taken for its caller
 # The scheduler is where "scheduling while atomic" and a corrupted stack end are found, never their cause
 # (syzkaller skips it for these alone: an RCU misuse in __schedule() is titled so).
 _SCHEDULE = re.compile(r"schedule")
@@ -180,7 +181,14 @@ KINDS: tuple[Kind, ...] = (
     Kind("lockdep", re.compile(r"WARNING: lock held when returning to user space!"),
          _site_after("leaving the kernel with locks still held", "WARNING: lock held when returning to user space"),
          None),
+    # a task that exits holding a lock (arm64's 6.1 has no check on return to user space; exit has)
+    Kind("lockdep", re.compile(r"(?P<level>WARNING|BUG): \S+ still has locks held!"),
+         lambda match, lines: f"{match['level']}: still has locks held in {_site(lines) or in_call_trace(lines)}",
+         None),
     Kind("lockdep", re.compile(r"WARNING: suspicious RCU usage"), _traced("WARNING: suspicious RCU usage"), None),
+    # a sleeping lock taken where a spinning one is held (lockdep's wait-type check): syzbot's "locking bug"
+    Kind("lockdep", re.compile(r"\[ BUG: Invalid wait context \]"),
+         lambda match, lines: f"WARNING: locking bug in {guilty(after(CALL_TRACE, lines), _SOCKET_LOCK)}", None),
     # These two print a backtrace and no end line.
     Kind("bug", re.compile(r"BUG: sleeping function called from invalid context"),
          _traced("BUG: sleeping function called from invalid context"), None),
