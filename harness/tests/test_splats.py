@@ -66,6 +66,17 @@ def test_a_lock_order_report_on_a_lock_read_in_irq_is_read_too() -> None:
 TRACE = ["Call Trace:", " <TASK>", " dump_stack_lvl+0x5d/0x80", " _raw_spin_unlock+0x1b/0x40",
          " send_sigio+0x6e/0x120", " kill_fasync+0x7b/0x100", " </TASK>"]
 FORMATS = {
+    "hung in I/O wait (7.x)": (["INFO: task kworker/0:1:12 blocked in I/O wait for more than 122 seconds.",
+                                "Call Trace:", " __schedule+0x1c/0x30", " io_schedule+0x10/0x20",
+                                " folio_wait_bit_common+0x20/0x40", " ext4_sync_file+0x1c/0x30",
+                                " vfs_fsync_range+0x1c/0x30"], "hung task", "INFO: task hung in ext4_sync_file"),
+    "corrupted stack end": (["Kernel panic - not syncing: corrupted stack end detected inside scheduler",
+                             "Call Trace:", " schedule+0x1c/0x30", " foo_loop+0x1c/0x30", " bar_ioctl+0x1c/0x30",
+                             " vfs_ioctl+0x1c/0x30", " __x64_sys_ioctl+0x1c/0x30"], "panic",
+                            "kernel panic: corrupted stack end in bar_ioctl"),
+    "still held by a task whose name has a space": (["WARNING: my prog/42 still has locks held!",
+                                                     " #0: ffffffc008b6ba28 (m){+.+.}-{3:3}, at: foo_ioctl+0x1c/0x24"],
+                                                    "lockdep", "WARNING: still has locks held in foo_ioctl"),
     "still has locks held": (["====================================", "WARNING: init/24 still has locks held!",
                               "6.1.192+ #1 Not tainted", "1 lock held by init/24:",
                               " #0: ffffffc008b6ba28 (lkdtm_second){+.+.}-{3:3}, at: lkdtm_HELD+0x1c/0x24",
@@ -180,6 +191,13 @@ def test_an_arm64_abort_block_of_any_length_is_one_report() -> None:
     longer = "\n".join(lines[:3] + block + lines[3:])
     assert [s.title for s in splats.find(longer)] == [
         "BUG: unable to handle kernel NULL pointer dereference in perf_pending_irq"]
+
+
+def test_a_title_is_cleaned_as_go_cleans_it_byte_by_byte() -> None:
+    # syzkaller's classes are ASCII and its 120 are bytes: "é12" is a number after a non-word byte, and goes
+    console = "[    1.000000] Kernel panic - not syncing: \u00e912 " + "x" * 200
+    (splat,) = splats.find(console)
+    assert splat.title == "kernel panic: NUM " + "x" * (120 - len("kernel panic: \u00e9NUM ".encode()))
 
 
 def test_a_report_cut_off_mid_way_still_counts_and_says_so() -> None:

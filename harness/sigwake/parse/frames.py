@@ -135,18 +135,20 @@ _TIMER_INTERRUPT = re.compile(r"^\s*(?:\[<?[0-9a-f]+>?\]\s+)?[\w.]*(apic_timer_i
                               r"Exception stack")
 
 
-def stalled(lines: list[str], interrupted: bool = False) -> str:
+def stalled(lines: list[str], interrupted: bool = False, skip: re.Pattern[str] | None = None) -> str:
     """Where a stall or lockup loops, as syzkaller's linuxStallFrameExtractor names it: not the frame it happened
     to be in (a loop spans several), but the last one before where the work was entered (a syscall's file
     operation, a work item): for a write() to a driver, the driver's write; the first frame when it is itself
     such an entry. Read from where the CPU was and the call trace; with `interrupted` (an RCU stall), from the
-    task the timer interrupted on. With no entry frame, the first guilty one (syzkaller says "corrupted")."""
+    task the timer interrupted on; `skip`: frames the report's kind never names. With no entry frame, the first
+    guilty one (syzkaller says "corrupted")."""
     if interrupted and (cut := after(_TIMER_INTERRUPT, lines)) is not lines:
         traced, where = cut, cpu_was_in(cut)
     else:
         traced, where = after(CALL_TRACE, lines), cpu_was_in(lines)
     raw = ([where] if where else []) + [m["func"] for line in traced
                                         if (m := FRAME.match(line)) is not None and not m["unreliable"]]
+    raw = [func for func in raw if skip is None or not skip.search(func)]
     previous = None
     for func in raw:
         if _ANCHORS.search(clean(func)):

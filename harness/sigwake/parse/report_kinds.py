@@ -146,13 +146,14 @@ def _panic(match: re.Match[str], lines: list[str]) -> str:
         where = found["func"] if found else guilty(after(CALL_TRACE, lines), _STACK_CHK)
         return f"kernel panic: stack is corrupted in {where}"
     if why.startswith("corrupted stack end"):
-        return f"kernel panic: corrupted stack end in {guilty(after(CALL_TRACE, lines), _SCHEDULE)}"
+        return f"kernel panic: corrupted stack end in {stalled(lines, skip=_STACK_END)}"
     if why.startswith("kernel stack overflow"):
         return f"kernel stack overflow in {stalled(lines)}"
     return f"kernel panic: {next((alone for alone in _PANIC_ALONE if why.startswith(alone)), why)}"
 
 
 _STACK_CHK = re.compile(r"stack_chk")
+_STACK_END = re.compile(r"schedule|retint_kernel")
 _USERCOPY = re.compile(r"usercopy|__check")  # syzkaller's: unanchored, so do_usercopy_* (lkdtm's helpers) too
 
 _WARNING_AT = r"WARNING: (?:CPU: \d+ PID: \d+ at (?:\S+:\d+ )?(?P<func>[\w.]+)\+0x|\S+ at (?P<func2>[\w.]+)\+0x)"
@@ -182,7 +183,7 @@ KINDS: tuple[Kind, ...] = (
          _site_after("leaving the kernel with locks still held", "WARNING: lock held when returning to user space"),
          None),
     # a task that exits holding a lock (arm64's 6.1 has no check on return to user space; exit has)
-    Kind("lockdep", re.compile(r"(?P<level>WARNING|BUG): \S+ still has locks held!"),
+    Kind("lockdep", re.compile(r"(?P<level>WARNING|BUG): .* still has locks held!"),
          lambda match, lines: f"{match['level']}: still has locks held in {_site(lines) or in_call_trace(lines)}",
          None),
     Kind("lockdep", re.compile(r"WARNING: suspicious RCU usage"), _traced("WARNING: suspicious RCU usage"), None),
@@ -219,7 +220,9 @@ KINDS: tuple[Kind, ...] = (
          lambda match, lines: f"{match['what'].replace('_', ' ')} in {faulting(lines)}"),
     Kind("lockup", re.compile(r"BUG: soft lockup"), lambda match, lines: f"BUG: soft lockup in {stalled(lines)}"),
     Kind("lockup", re.compile(r"Watchdog detected hard LOCKUP on cpu"), _fault("BUG: hard lockup")),
-    Kind("hung task", re.compile(r"INFO: task \S.* blocked for more than \d+ seconds"), _hung, None),
+    # 7.x says "blocked in I/O wait for more than" of a task in io_schedule()
+    Kind("hung task", re.compile(r"INFO: task \S.* blocked (?:in I/O wait )?for more than \d+ seconds"), _hung,
+         None),
     Kind("rcu stall", re.compile(r"INFO: rcu_\w+ (self-)?detected (stalls?|expedited stalls?)"),
          lambda match, lines: f"INFO: rcu detected stall in {stalled(lines, interrupted=True)}", None),
     Kind("bug", re.compile(r"^\s*(Internal error: Oops|Oops: )"), _fault("Oops")),
@@ -228,16 +231,19 @@ KINDS: tuple[Kind, ...] = (
 PANIC = next(k for k in KINDS if k.name == "panic")
 
 # syzkaller's replacements in every title, in its order, each until nothing changes (report.go's
-# dynamicTitleReplacement, less its two for syzkaller's own executor names): what differs from one occurrence
-# of a bug to the next (an address, a line, an offset, a CPU, a number) is not the bug's name.
-_REPLACEMENTS = ((re.compile(r"([^a-zA-Z0-9])(?:0x)?[0-9a-f]{6,}"), r"\1ADDR"),
-                 (re.compile(r"([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})"), "IP"),
-                 (re.compile(r"(\.\w+)(:[0-9]+)+"), r"\1:LINE"),
-                 (re.compile(r"([a-zA-Z][a-zA-Z0-9_.]+)\+0x[0-9a-z]+/0x[0-9a-z]+"), r"\1"),
-                 (re.compile(r"CPU#[0-9]+"), "CPU"),
-                 (re.compile(r"(\W)(\d+)(\W|$)"), r"\1NUM\3"),
-                 (re.compile(r"(\d+){7,}"), "NUM"))
-MAX_TITLE = 120  # syzkaller's sanitizeTitle(): corrupted or intermixed lines can be very long
+# dynamicTitleReplacement; its classes are ASCII, as Go's are): what differs from one occurrence of a bug to the
+# next (a process number, an address, a line, an offset, a CPU, a number) is not the bug's name.
+_REPLACEMENTS = tuple((re.compile(pattern, re.ASCII), replacement) for pattern, replacement in (
+    (r"syz-executor\.?[0-9]+((/|:)[0-9]+)?", "syz-executor"),
+    (r"syzkaller[0-9]+((/|:)[0-9]+)?", "syzkaller"),
+    (r"([^a-zA-Z0-9])(?:0x)?[0-9a-f]{6,}", r"\1ADDR"),
+    (r"([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})", "IP"),
+    (r"(\.\w+)(:[0-9]+)+", r"\1:LINE"),
+    (r"([a-zA-Z][a-zA-Z0-9_.]+)\+0x[0-9a-z]+/0x[0-9a-z]+", r"\1"),
+    (r"CPU#[0-9]+", "CPU"),
+    (r"(\W)(\d+)(\W|$)", r"\1NUM\3"),
+    (r"(\d+){7,}", "NUM")))
+MAX_TITLE = 120  # bytes: syzkaller's sanitizeTitle(), for corrupted or intermixed lines
 
 
 def titled(kind: Kind, match: re.Match[str], lines: list[str]) -> str:
@@ -246,8 +252,10 @@ def titled(kind: Kind, match: re.Match[str], lines: list[str]) -> str:
     for pattern, replacement in _REPLACEMENTS:
         while (replaced := pattern.sub(replacement, title)) != title:
             title = replaced
-    title = "".join(" " if c == "\t" else c for c in title[:MAX_TITLE] if c == "\t" or " " <= c < "\x7f")
-    return re.sub(" {2,}", " ", title).strip()
+    kept = bytes(b" "[0] if b == 9 else b for b in title.encode()[:MAX_TITLE] if b == 9 or 0x20 <= b < 0x7f)
+    return re.sub(" {2,}", " ", kept.decode()).strip()
+
+
 # What a fault report prints after its first line ("kernel BUG at", "BUG: unable to handle", arm64's "Unable to
 # handle" and its abort block): never a report of its own.
 FOLLOW_UP = re.compile(r"^\s*(Oops: |Internal error: |invalid opcode: 0000)")  # once per fault
