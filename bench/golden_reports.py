@@ -23,13 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
 from sigwake.commands.cli import REPO, default_cache  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
-from sigwake.core.debian_names import HOST_ARCH  # noqa: E402
 from sigwake.kernels import kconfig, patches, source_tree  # noqa: E402
 from sigwake.kernels.build import KERNEL_ARCHES, BuildRequest, BuiltKernel, KernelBuilder  # noqa: E402
 from sigwake.kernels.kernels import KernelCache  # noqa: E402
 from sigwake.programs import binaries, initramfs  # noqa: E402
 from sigwake.targets import qemu  # noqa: E402
-from sigwake.targets.registry import FOREIGN_TCG_SLOWDOWN  # noqa: E402
+from sigwake.targets.registry import slowdown_for  # noqa: E402
 
 OUT = REPO / "harness/tests/data/kernel-reports"
 DEBUG_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/reports.config")
@@ -84,12 +83,11 @@ def bootable(builder: KernelBuilder, built: BuiltKernel, tree: Path, arch: str, 
 
 
 def boot(image: Path, initrd: Path, append: tuple[str, ...], arch: str, log: Path, wait_s: int) -> str:
-    slowdown = 1.0 if arch == HOST_ARCH else FOREIGN_TCG_SLOWDOWN
     # Nothing past END_S of the guest's clock is kept, and the guest's clock is the host's (an emulated arm64
     # guest is slower, not later): a console that has not ended by then (a soft lockup) need not run longer.
     request = qemu.BootRequest(image, initrd, append, qemu.choose_accel(None, arch=arch),
                                timeout_s=END_S + 30 + 4 * wait_s, memory_mb=1024,
-                               silence_s=slowdown * (30 + 2 * wait_s), arch=arch)
+                               silence_s=slowdown_for(arch) * (30 + 2 * wait_s), arch=arch)
     return qemu.boot(request, log).console
 
 

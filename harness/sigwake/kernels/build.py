@@ -22,7 +22,6 @@ from ..core.atomic import atomic_write
 from ..core.progress import EVERY_S, Progress
 
 
-
 @dataclass(frozen=True)
 class KernelArch:
     """How the kernel's make builds for one architecture (Debian's name for it)."""
