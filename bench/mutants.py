@@ -34,6 +34,7 @@ from sigwake.kernels.kernels import KernelCache  # noqa: E402
 from sigwake.commands.mutagen import OPERATORS, PATH, MutagenError, generate  # noqa: E402
 from sigwake.commands.mutant_score import choose, equivalents, judged, render, score_generated, write_score  # noqa: E402
 from sigwake.commands.mutants import BaseBootError, score, table  # noqa: E402
+from sigwake.commands.orchestrator import source_commit  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
 
 MUTANTS = Path(__file__).resolve().parent / "mutants"
@@ -61,6 +62,9 @@ def main() -> int:
     parser.add_argument("--tree-copy", type=int, default=None,
                         help="which kept tree to build in (default: the shard's); a kernel config of its own keeps "
                              "its own objects")
+    parser.add_argument("--records", type=Path, default=None,
+                        help="with --generate: the folder of judged mutants' records (default: under the cache); "
+                             "a folder in a checkout keeps a score that takes several sessions beyond one machine")
     parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
@@ -82,9 +86,10 @@ def main() -> int:
             explained = equivalents(MUTANTS / "equivalent.tsv")
             records = score_generated(builder, tree, fragments, built, config,
                                       folder / f"shard-{k}-of-{n}" if n > 1 else folder, progress, args.per_group,
-                                      records=folder / "records", shard=(k - 1, n), rejudge=tuple(args.rejudge),
-                                      only=tuple(args.mutant), explained=explained, deepen=args.deepen,
-                                      sample_size=args.sample, seed=args.seed)
+                                      records=args.records or folder / "records", shard=(k - 1, n),
+                                      rejudge=tuple(args.rejudge), only=tuple(args.mutant), explained=explained,
+                                      deepen=args.deepen, sample_size=args.sample, seed=args.seed,
+                                      judged_at=source_commit(REPO))
             records = judged(records, explained, equivalents(MUTANTS / "blind-spots.tsv"))
             _, population = choose(generate(tree, folder / "patches", PATH, OPERATORS), args.per_group, args.sample,
                                    args.seed)

@@ -14,7 +14,7 @@ from sigwake.kernels.build import BuildError, BuildRequest, BuiltKernel
 from sigwake.targets.options import RunOptions
 from sigwake.targets.interpret import KernelOutcome
 from sigwake.core.model import CUT_OFF, NEVER_RAN, BootRecord, ReproResult, Splat
-from sigwake.commands.mutants import BaseBootError, score
+from sigwake.commands.mutants import BaseBootError, Boot, score
 from sigwake.core.progress import Progress
 from sigwake.targets.qemu import Accel
 from sigwake.core.verdicts import Verdict
@@ -233,17 +233,22 @@ def test_the_generated_score_keeps_each_record_and_renders_per_function_and_oper
     assert [p.name for p in written] == ["score.json", "score.md"] and written[0].parent.name == "mutants"
 
 
-@pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
-def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path: Path, catalogue: Catalogue) -> None:
-    from sigwake.commands.mutant_score import score_generated
+def killing_every_mutant(tmp_path: Path) -> tuple[Path, dict[str, tuple[str, ...]], list[str], Boot]:
+    """The test tree, its path, the labels booted (in order), and a boot in which every mutant changes case N."""
     tree = tmp_path / "tree"
     shutil.copytree(Path(__file__).parent / "data" / "mutagen", tree)
-    path = {"path.c": ("perf_output_wakeup", "send_sigio")}
     asked: list[str] = []
 
     def fake_boot(built: BuiltKernel, label: str) -> KernelOutcome:
         asked.append(label)
         return BASE if label == "unpatched" else boot(case(N))
+    return tree, {"path.c": ("perf_output_wakeup", "send_sigio")}, asked, fake_boot
+
+
+@pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
+def test_shards_judge_the_sample_between_them_and_share_one_record_each(tmp_path: Path, catalogue: Catalogue) -> None:
+    from sigwake.commands.mutant_score import score_generated
+    tree, path, asked, fake_boot = killing_every_mutant(tmp_path)
 
     def shard(k: int, n: int, rejudge: tuple[str, ...] = (), fragments: tuple[Path, ...] = (),
               only: tuple[str, ...] = ()) -> list:
@@ -376,3 +381,22 @@ def test_a_sampled_score_states_its_population_and_a_95_percent_interval(tmp_pat
     json_path, _ = write_score(tmp_path, records, None, population)
     schema.check("mutant-score", json.loads(json_path.read_text()))
 
+
+
+@pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
+def test_a_sample_is_judged_in_its_seeds_random_order_and_each_record_names_the_commit_that_judged_it(
+        tmp_path: Path, catalogue: Catalogue) -> None:
+    # An interrupted score has then judged a random part of the sample, not its first files.
+    import random
+    from sigwake.commands.mutagen import generate
+    from sigwake.commands.mutant_score import choose, score_generated
+    tree, path, asked, fake_boot = killing_every_mutant(tmp_path)
+
+    records = score_generated(FakeBuilder(), tree, (), FakeBinaries(catalogue),  # type: ignore[arg-type]
+                              RunOptions(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
+                              boot=fake_boot, sample_size=4, seed=5, judged_at="0123456789ab")
+    chosen, _ = choose(generate(tree, tmp_path / "again", path), 1, 4, 5)
+    drawn = [m.name for m, _ in chosen]
+    random.Random(5).shuffle(drawn)
+    assert len(drawn) == 4 and [a for a in asked if a != "unpatched"] == drawn
+    assert {r.judged_at for r in records} == {"0123456789ab"} and len(records) == 4

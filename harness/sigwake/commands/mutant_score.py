@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -51,14 +52,15 @@ class MutantRecord:
     diff: str = ""
     config: str = ""  # the kernel-configs fragments of the kernels it was judged on
     further: bool = False  # chosen beyond the sample, because its function's sample gave no verdict
+    judged_at: str = ""  # the sigwake commit whose cases judged it (orchestrator.source_commit)
 
 
-def record_of(mutant: Mutant, result: MutantResult, config: str) -> MutantRecord:
+def record_of(mutant: Mutant, result: MutantResult, config: str, judged_at: str = "") -> MutantRecord:
     verdict = {"detected": "killed", "survived": "survived", "build failed": "build-failed",
                "boot failed": "boot-failed", "equivalent": "equivalent"}[result.verdict]
     why = SAME_CODE if result.same_code else result.build_error or result.boot_error or result.died
     return MutantRecord(mutant.name, mutant.path, mutant.function, mutant.operator, verdict,
-                        [str(c) for c in result.detected_by], why, mutant.diff, config)
+                        [str(c) for c in result.detected_by], why, mutant.diff, config, judged_at=judged_at)
 
 
 class ScoreStore(Generic[R]):
@@ -172,6 +174,8 @@ def render(records: list[MutantRecord], seconds: float | None = None, population
                   + ", ".join(f"{f} +{n}" for f, n in sorted(deeper.items()))]
     configs = Counter(r.config or "(not recorded)" for r in records)
     lines += ["", "Kernels judged on: " + "; ".join(f"{c} ({n} mutants)" for c, n in configs.most_common())]
+    commits = Counter(r.judged_at or "(not recorded)" for r in records)
+    lines += ["", "Judged by sigwake at: " + "; ".join(f"{c} ({n} mutants)" for c, n in commits.most_common())]
     unkilled = [f for f in sorted({r.function for r in records})
                 if not any(r.function == f and r.verdict == "killed" for r in records)]
     if unkilled:
@@ -214,7 +218,8 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
                     path: dict[str, tuple[str, ...]] | None = None, operators: tuple[str, ...] = OPERATORS,
                     records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
                     rejudge: tuple[str, ...] = (), only: tuple[str, ...] = (), explained: dict[str, str] | None = None,
-                    deepen: int = 0, sample_size: int | None = None, seed: int = 0) -> list[MutantRecord]:
+                    deepen: int = 0, sample_size: int | None = None, seed: int = 0,
+                    judged_at: str = "") -> list[MutantRecord]:
     """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
@@ -224,7 +229,10 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     survived (after `explained`) gets its next mutant (mutagen.further), judged if it was not: a function is not
     left without a verdict because its first picks were equivalent or crashed, and the pick never looks at what
     a mutant will do. With `sample_size`, the chosen are a stratified random sample (choose()), never deepened:
-    its figure stands for the population with an interval. Returns every chosen mutant's record that exists."""
+    its figure stands for the population with an interval; it is judged in an order drawn with the same seed, so
+    that the part an interrupted score has judged is a random part of the sample, not its first files. Each
+    record names `judged_at`, the sigwake commit that judged it. Returns every chosen mutant's record that
+    exists."""
     generated = generate(tree, work / "patches", path or PATH, operators)
     mutants, _ = choose(generated, per_group, sample_size, seed)
     if sample_size is not None:
@@ -239,6 +247,8 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
               and kept.config != kernel_config and not (rejudge or only)}
     todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and (
         m.name in again or m.name in only or (store.get(m.name) is None and not (rejudge or only)))]
+    if sample_size is not None:
+        random.Random(seed).shuffle(todo)
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
                   f" judged before, {len(todo)} to judge" + (f" ({len(again)} again)" if again else "")
                   + (f" (shard {k + 1} of {n})" if n > 1 else ""))
@@ -247,7 +257,8 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
         by_patch = {p: m for m, p in items}
         if items:
             score(builder, tree, fragments, [p for _, p in items], binaries, config, work, progress, boot,
-                  after_each=lambda result: store.put(record_of(by_patch[result.patch], result, kernel_config)))
+                  after_each=lambda result: store.put(record_of(by_patch[result.patch], result, kernel_config,
+                                                                judged_at)))
     judge(todo)
     extra: list[tuple[Mutant, Path]] = []
     for _ in range(deepen if n == 1 else 0):
