@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -145,6 +146,7 @@ def test_a_reproducer_cannot_forge_the_consoles_frames_nor_the_kernels_word(
         # its listing asked for CAP_SYS_ADMIN: only a reviewed program is granted anything (runner.cc)
         assert found["cap_sys_admin"] == 0 and found["machine_written"] == 0, (privilege, found)
         assert found["report_named_child_segfaulted"] == 1, (privilege, found)
+        assert found["exec_newline_report"] == 1, (privilege, found)
     assert got.boot.rejected_frames == 0
     assert any("forge.forge asks for CAP_SYS_ADMIN sysrq-trigger" in w for w in got.boot.warnings), got.boot
     # Its daemon was killed when its run ended, and its run counts for nothing.
@@ -156,6 +158,10 @@ def test_a_reproducer_cannot_forge_the_consoles_frames_nor_the_kernels_word(
     assert poll == {"root": Verdict.DELIVERED, "user-paranoid2": Verdict.DELIVERED}
     # its report-shaped lines stayed its own
     assert not [s for s in got.splats if "forged_report" in s.report or "forged_kmsg" in s.report]
+    # the kernel printed its exec'd path's line as a console line of its own, with a timestamp: not a report
+    shown = re.compile(r"^\[\s*\d+\.\d+\] WARNING: CPU: 0 PID: 1 at forged_exec\+0x1/0x2$", re.M)
+    assert shown.search((tmp_path / "console.log").read_text().replace("\r", ""))
+    assert not [s for s in got.splats if "forged_exec" in s.report], got.splats
     assert not [s for s in got.splats if s.kind == "ubsan"], got.splats  # the segfaulting child's name
 
 

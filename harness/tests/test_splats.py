@@ -365,6 +365,28 @@ def test_a_report_a_reproducer_prints_inside_its_frames_is_never_the_kernels() -
     assert [s.title for s in splats.find(text + torn)] == ["WARNING in perf_event_wakeup"]
 
 
+
+def test_a_line_the_kernel_printed_inside_one_of_its_records_is_never_a_report() -> None:
+    # A path with newlines, exec'd with no argv: the kernel prints it in one record, and the console shows each
+    # of its lines behind the record's timestamp. The init read the record off /dev/kmsg, where the newline is
+    # escaped, and said which lines continue it (repro/guest/printk_clock.h).
+    record = ["[    5.960677] process 'forge' launched '/tmp/a",
+              "[    5.960677] WARNING: CPU: 0 PID: 1 at forged_exec+0x1/0x2",
+              "[    5.960677] ' with NULL argv: empty string added"]
+    real = "[    5.960677] WARNING: CPU: 0 PID: 9 at kernel/events/core.c:6841 perf_event_wakeup+0x8e/0xa0"
+    said = ["KTAP version 1", "# sigwake.printk_continued=5.960677 WARNING: CPU: 0 PID: 1 at forged_exec+0x1/0x2",
+            "# sigwake.printk_continued=5.960677 ' with NULL argv: empty string added"]
+    text = "".join(frame_line("ab", seq, line) for seq, line in enumerate(said)) + "\n".join([*record, real]) + "\n"
+    unframed = console.unframe(text, "ab")
+    continued = ktap.parse_runner(unframed.payloads, unframed.lines).continued
+    assert continued == [("5.960677", "WARNING: CPU: 0 PID: 1 at forged_exec+0x1/0x2"),
+                         ("5.960677", "' with NULL argv: empty string added")]
+    assert [s.title for s in splats.find(text, frozenset(continued))] == ["WARNING in perf_event_wakeup"]
+    assert [s.title for s in splats.find(text)] == ["WARNING in forged_exec", "WARNING in perf_event_wakeup"]
+    # /dev/kmsg's escapes undone as the console shows the bytes: a backslash, a tab, UTF-8
+    escaped = ktap.parse_runner(["KTAP version 1", r"# sigwake.printk_continued=1.000000 a\x5cb\x09c \xc3\xa9"])
+    assert escaped.continued == [("1.000000", "a\\b\tc \u00e9")]
+
 def test_a_run_the_kernel_cut_off_has_no_taint_after_it() -> None:
     body = ["KTAP version 1", "1..1", "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.start=watermark_sigio",
             "# sigwake.case=watermark_sigio"]

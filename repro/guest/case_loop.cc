@@ -94,10 +94,18 @@ std::string ending(const RunOutcome& run) {
   return "verdict " + (verdict.empty() ? "none" : verdict) + " exit " + std::to_string(run.exit_code);
 }
 
-// The kernel log's clock, when the loop has one and the kernel a log.
+// The kernel log's clock, when the loop has one and the kernel a log; then the kernel's console lines since the
+// last mark that continue a record of its own (printk_clock.h), and whether any record went unread.
 void say_clock(const LoopConfig& config, const char* key, const std::function<void(const std::string&)>& line) {
   if (!config.printk_clock) return;
-  if (const std::string now = config.printk_clock(); !now.empty()) line(report_line(key, now));
+  const PrintkMark mark = config.printk_clock();
+  if (!mark.now.empty()) line(report_line(key, mark.now));
+  for (const std::string& continued : mark.continued) line(report_line(protocol::kReportPrintkContinued, continued));
+  if (mark.lost > 0) {
+    line(report_line(protocol::kReportWarning, "the kernel overwrote log records before the init read them (" +
+                                                   std::to_string(mark.lost) + " times, by " + key +
+                                                   "): a console line they continued could pass for a report's"));
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lava_table.h"
+#include "printk_clock.h"
 
 namespace sigwake {
 
@@ -53,8 +54,9 @@ struct LoopConfig {
   // In a LAVA job: what the lab shows for each run, said after its result line as `# sigwake.lava=`.
   LavaTable lava;
   bool confined = false;  // each run in a view without the console's ways in (confine.h): a guest's init
-  // The kernel log's clock now ("": unknown), said as each run starts and ends (printk_clock.h): a guest's.
-  std::function<std::string()> printk_clock;
+  // The kernel log's clock now and what it logged since (printk_clock.h), said as each run starts and ends: a
+  // guest's.
+  std::function<PrintkMark()> printk_clock;
 };
 
 // The key of one invocation, as resume_after names it.
@@ -69,7 +71,8 @@ struct PassHooks {
 
 // Emits `1..N`, `# sigwake.tainted=`, then per pass `# sigwake.pass=`,
 // `# sigwake.paranoid=` (or `# sigwake.skip=` with the reason), then every run:
-// `# sigwake.start=`, `# sigwake.case=`, `# sigwake.printk_start=` (with a printk clock), the program's KTAP as an indented
+// `# sigwake.start=`, `# sigwake.case=`, `# sigwake.printk_start=` (with a printk clock; then any
+// `# sigwake.printk_continued=`), the program's KTAP as an indented
 // subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.strays=` (processes it left running, killed),
 // `# sigwake.tainted=`
 // (when it changed), `# sigwake.printk_end=`, `# sigwake.kernel_path.*=` (with a tracer), the result

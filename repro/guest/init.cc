@@ -130,7 +130,7 @@ int main() {
   config.resume_after = sigwake::option_value(cmdline, protocol::kKeyResume, "");
   config.confined = true;
   sigwake::PrintkClock printk_clock;
-  config.printk_clock = [&printk_clock] { return printk_clock.now(); };
+  config.printk_clock = [&printk_clock] { return printk_clock.mark(); };
   config.lava = sigwake::LavaTable::parse(sigwake::read_text(protocol::kLavaFile), uts.release);  // a LAVA job's
   config.passes = sigwake::parse_passes(sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses),
                                         std::ref(line));  // by reference: one sequence of frames

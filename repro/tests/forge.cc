@@ -7,8 +7,9 @@
 // (syslog(2), /proc/sys/kernel/printk, sysrq), to redirect the console to itself
 // (TIOCCONS), to write core_pattern, perf_event_paranoid or a program beside
 // ours, to give itself CAP_SYS_ADMIN (its listing asks), to have the kernel print
-// a report-shaped task name (a child named "UBSAN: ..." segfaults) and to undo
-// its confinement (umount /dev). Case outlive: it leaves a daemon running. It
+// a report-shaped task name (a child named "UBSAN: ..." segfaults) or a report's
+// line inside one of its records (an exec'd path with newlines) and to undo its
+// confinement (umount /dev). Case outlive: it leaves a daemon running. It
 // reports what it managed; the guest's real frames and reports must survive it.
 #include <fcntl.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <sys/io.h>
 #endif
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -143,6 +145,29 @@ bool report_named_segfault() {
   return child > 0 && waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
 }
 
+// Whether the kernel took an exec, with no argv, of a path that holds a report's first line between newlines. It
+// prints the path in one record ("process 'forge' launched '<path>' with NULL argv", once a boot), which the
+// console shows as lines of their own, each behind the record's timestamp.
+bool exec_newline_report() {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return false;
+  self[n] = '\0';
+  const std::string folder = "/tmp/a\nWARNING: CPU: 0 PID: 1 at forged_exec+0x1";  // the rest is the link's name
+  const std::string path = folder + "/0x2\n";
+  if ((mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) || (symlink(self, path.c_str()) != 0 && errno != EEXIST)) {
+    return false;
+  }
+  const pid_t child = fork();
+  if (child == 0) {
+    char* const none[] = {nullptr};
+    execve(path.c_str(), none, none);  // the image runs with argv {""}: main() returns at once
+    _exit(127);
+  }
+  int status = 0;
+  return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int outlive() {
   const pid_t daemon = fork();
   if (daemon == 0) {
@@ -158,6 +183,7 @@ int outlive() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc < 2) return 0;  // exec_newline_report()'s image
   if (argc == 2 && std::string(argv[1]) == "--list") {
     std::printf("forge CAP_SYS_ADMIN sysrq-trigger\noutlive\n");  // it asks; it is not granted
     return 0;
@@ -182,6 +208,7 @@ int main(int argc, char** argv) {
   }
   const bool kmsg = kmsg_written(), loglevel = loglevel_changed(), redirected = console_redirected();
   const bool machine = machine_written(), admin = has_sys_admin(), segfaulted = report_named_segfault();
+  const bool exec_report = exec_newline_report();
   const bool undone = umount2("/dev", MNT_DETACH) == 0;  // last: it would open the way to all above
   // A kernel report's first line in its own output: inside its frame, it must never be read as the kernel's.
   std::printf("KTAP version 1\n1..1\n# [    1.000000] WARNING: CPU: 0 PID: 1 at forged_report+0x1/0x2\n"
@@ -189,9 +216,9 @@ int main(int argc, char** argv) {
               "# stdin_is_console=%d\n# console_openable=%d\n# serial_openable=%d\n# forged_frames_written=%d\n"
               "# serial_ports_writable=%d\n# keyboard_status_readable=%d\n# kmsg_written=%d\n# loglevel_changed=%d\n"
               "# console_redirected=%d\n# confinement_undone=%d\n# machine_written=%d\n# cap_sys_admin=%d\n"
-              "# report_named_child_segfaulted=%d\n# verdict=measured\nok 1 forge\n",
+              "# report_named_child_segfaulted=%d\n# exec_newline_report=%d\n# verdict=measured\nok 1 forge\n",
               cmdline_token, !file_token.empty(), init_memory >= 0, stdin_console, console >= 0, serial >= 0, written,
               port_open(true, 0x3ff), port_open(false, 0x64),  // the UART's scratch register; i8042 status
-              kmsg, loglevel, redirected, undone, machine, admin, segfaulted);
+              kmsg, loglevel, redirected, undone, machine, admin, segfaulted, exec_report);
   return 0;
 }

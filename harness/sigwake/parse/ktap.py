@@ -265,6 +265,9 @@ class RunnerReport:
     skipped: dict[str, str] = field(default_factory=dict)  # privilege pass -> why the target could not run it
     peers: list[PeerRun] = field(default_factory=list)
     machine: dict[str, str] = field(default_factory=dict)  # capability -> "yes: ..." or "no: ..." (before peers)
+    # (seconds, text): console lines the kernel printed as the later lines of one of its records (a newline in a
+    # string a process chose), which never start a report (repro/guest/printk_clock.h)
+    continued: list[tuple[str, str]] = field(default_factory=list)
     done: bool = False
 
     def last_started(self) -> str:
@@ -275,6 +278,13 @@ class RunnerReport:
             run = self.runs[-1]
             return f"{run.privilege}/{run.program}/{run.case or ''}"
         return ""
+
+
+def kmsg_unescaped(text: str) -> str:
+    """/dev/kmsg's text as the console shows it: its \\xNN escapes (a byte below ' ', from 127, and '\\') undone,
+    the bytes read as the console log is (UTF-8, an undecodable byte replaced)."""
+    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m[1], 16)]), text.encode("ascii", "replace"))
+    return raw.decode("utf-8", "replace")
 
 
 def parse_runner(payloads: list[str], console_lines: list[int] | None = None) -> RunnerReport:
@@ -337,6 +347,9 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
                 (current or peer).printk_start = float(value)
             elif key == KEY["printk_end"] and (current or peer) is not None:
                 (current or peer).printk_end = float(value)
+            elif key == KEY["printk_continued"]:
+                seconds, _, text = value.partition(" ")
+                report.continued.append((seconds, kmsg_unescaped(text)))
             elif key.startswith(MACHINE):
                 report.machine[key[len(MACHINE):]] = value
             elif key.startswith(KERNEL_PATH) and current is not None:

@@ -32,8 +32,11 @@ class _Open:
                      task=task(self.lines), printk_s=self.printk_s)
 
 
-def find(console: str) -> list[Splat]:
-    """Every kernel report in a console log, in order (not yet attributed to a case)."""
+def find(console: str, continued: frozenset[tuple[str, str]] = frozenset()) -> list[Splat]:
+    """Every kernel report in a console log, in order (not yet attributed to a case). `continued`: (seconds,
+    text) of the lines the guest's init saw the kernel print as the later lines of one record (ktap's
+    RunnerReport.continued): a string a process chose, such as an exec'd path, may hold a newline and a report's
+    first line, which the console then shows behind the record's own timestamp. Such a line starts no report."""
     found: list[Splat] = []
     current: _Open | None = None
     since_frame = True  # a framed line came after the last report: a panic then is a report of its own
@@ -48,7 +51,7 @@ def find(console: str) -> list[Splat]:
             raw = raw[spliced.start():]  # the kernel's line, without the frame it landed in
         stamp = TIMESTAMP.match(raw)
         text = raw[stamp.end():] if stamp else raw
-        started = start(text)
+        started = None if stamp and (stamp["seconds"], text) in continued else start(text)
         if started is not None and current is not None:
             kind, _ = started
             follows_fault = current.kind.oops_follows and not current.ended and not current.oopsed and \

@@ -30,8 +30,8 @@ def schema_2_to_3(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
         return upgraded
     text = console_log.read_text(errors="replace")
     unframed = console.unframe(text, console.likeliest_token(text))
-    runs = ktap.parse_runner(unframed.payloads, unframed.lines).runs
-    upgraded["splats"] = [asdict(s) for s in attribute(splats.find(text), runs)]
+    report = ktap.parse_runner(unframed.payloads, unframed.lines)
+    upgraded["splats"] = [asdict(s) for s in attribute(splats.find(text, frozenset(report.continued)), report.runs)]
     return upgraded
 
 

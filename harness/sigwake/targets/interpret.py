@@ -105,8 +105,9 @@ def read_boot(outcome: Capture, token: str, timeout_s: float, line_offset: int =
     status, detail = boot_status(outcome, report, timeout_s)
     if unframed.missing:
         detail = "; ".join(filter(None, [detail, f"framed lines lost or torn: {unframed.missing}"]))
+    reports = splats.find(outcome.console, frozenset(report.continued))
     found = [dataclasses.replace(s, console_line=s.console_line + line_offset)
-             for s in attribute(splats.find(outcome.console), report.runs, report.peers)]
+             for s in attribute(reports, report.runs, report.peers)]
     lost = tuple(zip(unframed.missing, unframed.missing_before)) if lossy and status == "ok" else ()
     return BootRead(outcome, report, status, detail, unframed.rejected, found, line_offset, lost)
 
