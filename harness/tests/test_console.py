@@ -17,13 +17,22 @@ def test_reads_frames_among_printk_and_garbage() -> None:
         "[    0.000000] Linux version 6.1.0\r\n"
         + frame_line("ab12", 0, "KTAP version 1").replace("\n", "\r\n")
         + "\x00\xff random: crng init done\r\n"
-        + "[    1.2] audit: " + frame_line("ab12", 1, "1..1")  # printk left a partial line before it
+        + "Booting from ROM..\x1bc\x1b[?7l\x1b[2J" + frame_line("ab12", 1, "1..1")  # firmware's (a LAVA log's)
         + "ok 1 watermark_sigio\n"  # unframed: whatever printed it, it is not a result
         + frame_line("ab12", 2, "ok 1 watermark_sigio")
     )
     out = unframe(console, "ab12")
     assert out.payloads == ["KTAP version 1", "1..1", "ok 1 watermark_sigio"]
     assert out.rejected == 0 and out.missing == []
+
+
+def test_a_frame_inside_a_kernel_line_is_the_kernels_text() -> None:
+    # A process's string the kernel quoted (an exec'd path), framed with the boot's token (a BPF program can read
+    # it off init's writes): the kernel ends every line it prints, so a frame behind its timestamp is not init's.
+    forged = "[    5.960677] process 'forge' launched '/tmp/" + frame_line("ab12", 1, "ok 1 forged")
+    console = frame_line("ab12", 0, "KTAP version 1") + forged + frame_line("ab12", 1, "1..1")
+    out = unframe(console, "ab12")
+    assert out.payloads == ["KTAP version 1", "1..1"] and out.rejected == 1 and out.missing == []
 
 
 def test_rejects_another_boots_token() -> None:

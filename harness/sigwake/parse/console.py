@@ -25,9 +25,19 @@ def frame_line(token: str, seq: int, payload: str) -> str:
 class Unframed:
     payloads: list[str] = field(default_factory=list)  # in order, each verified
     lines: list[int] = field(default_factory=list)  # the console line (1-based) of each payload
-    rejected: int = 0  # frames with another token, a bad CRC, a replayed or a far-ahead sequence number
+    rejected: int = 0  # frames with another token, a bad CRC, a replayed or a far-ahead sequence number, or
+    # inside a kernel line
     missing: list[int] = field(default_factory=list)  # sequence numbers that never arrived intact
     missing_before: list[int] = field(default_factory=list)  # for each, the console line of the next intact frame
+
+
+def framed_by_guest(console: str, match: re.Match[str]) -> bool:
+    """Whether a frame is the guest init's own: no printk timestamp before it on its line. The kernel ends every
+    line it prints (a console shows only finished records), so a frame behind one of its timestamps is inside
+    the kernel's text: a string a process chose that the kernel quoted, with a token a BPF program could read
+    off init's writes. (Firmware's escape sequences may come before init's first frame: they have no timestamp.)"""
+    line_start = console.rfind("\n", 0, match.start()) + 1
+    return SPLICED.search(console, line_start, match.start()) is None
 
 
 def crc_holds(match: re.Match[str], payload: str) -> bool:
@@ -74,7 +84,8 @@ def unframe(console: str, token: str) -> Unframed:
         counted = match.start()
         payload = mended(match)
         seq = int(match["seq"])
-        if match["token"] != token or not crc_holds(match, payload) or not expected <= seq <= expected + SEQ_WINDOW:
+        if match["token"] != token or not crc_holds(match, payload) or not expected <= seq <= expected + SEQ_WINDOW \
+                or not framed_by_guest(console, match):
             out.rejected += 1
             continue
         out.missing.extend(range(expected, seq))

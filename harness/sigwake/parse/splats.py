@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .console import FRAME, SPLICED, crc_holds
+from .console import FRAME, SPLICED, crc_holds, framed_by_guest
 from .report_kinds import FOLLOW_UP, PANIC, Kind, start, task, titled
 from ..core.model import Splat
 
@@ -41,7 +41,8 @@ def find(console: str, continued: frozenset[tuple[str, str]] = frozenset()) -> l
     current: _Open | None = None
     since_frame = True  # a framed line came after the last report: a panic then is a report of its own
     for number, raw in enumerate(console.replace("\r", "").split("\n"), start=1):
-        if (frame := FRAME.search(raw)) is not None:  # the guest's framed KTAP: never part of a report
+        frame = FRAME.search(raw)
+        if frame is not None and framed_by_guest(raw, frame):  # the guest's framed KTAP: never part of a report
             since_frame = True
             if crc_holds(frame, frame["payload"]):  # the whole line is as the guest framed it: a reproducer's
                 continue  # text, whatever kernel report it looks like, never the kernel's
