@@ -77,8 +77,10 @@ std::string verdict_of(const RunOutcome& run) {
 }
 
 // What a LAVA lab is told of a run: its verdict only when the exit code is that verdict's (the harness holds a
-// reproducer to both, parse/outcome.py), else none, which fails there.
+// reproducer to both, parse/outcome.py) and it left nothing running (a daemon could have acted for it: the
+// harness counts such a run for nothing), else none, which fails there.
 std::string agreed_verdict(const RunOutcome& run) {
+  if (run.strays > 0) return "";
   const std::string verdict = verdict_of(run);
   for (const protocol::VerdictRule& rule : protocol::kVerdictRules) {
     if (verdict == rule.word) return run.exit_code == rule.exit_code ? verdict : "";
@@ -91,7 +93,8 @@ std::string ending(const RunOutcome& run) {
   if (run.timed_out) return "timeout";
   if (!run.exited) return "signal " + std::to_string(run.term_signal);
   const std::string verdict = verdict_of(run);
-  return "verdict " + (verdict.empty() ? "none" : verdict) + " exit " + std::to_string(run.exit_code);
+  return "verdict " + (verdict.empty() ? "none" : verdict) + " exit " + std::to_string(run.exit_code) +
+         (run.strays > 0 ? " strays" : "");
 }
 
 // The kernel log's clock, when the loop has one and the kernel a log; then the kernel's console lines since the

@@ -58,19 +58,21 @@ TEST(LavaTable, NoTableIsEmpty) {
 }
 
 // A stand-in program: one case that prints `verdict` and exits as a reproducer would.
-std::string stand_in(const std::string& directory, const std::string& verdict, int exit_code) {
+std::string stand_in(const std::string& directory, const std::string& verdict, int exit_code, bool daemon) {
   const std::string path = directory + "/standin";
   std::ofstream(path) << "#!/bin/sh\n[ \"$1\" = --list ] && { echo only; exit 0; }\n"
+                      << (daemon ? "setsid sleep 60 >/dev/null 2>&1 &\n" : "")
                       << "echo '# verdict=" << verdict << "'\nexit " << exit_code << "\n";
   chmod(path.c_str(), 0755);
   return path;
 }
 
-std::vector<std::string> lava_lines(const std::string& verdict, int exit_code, long long repeat, long long agree) {
+std::vector<std::string> lava_lines(const std::string& verdict, int exit_code, long long repeat, long long agree,
+                                    bool daemon = false) {
   char directory[] = "/tmp/sigwake-lava-XXXXXX";
   EXPECT_NE(mkdtemp(directory), nullptr);
   LoopConfig config;
-  config.programs = {stand_in(directory, verdict, exit_code)};
+  config.programs = {stand_in(directory, verdict, exit_code, daemon)};
   config.passes = {Pass{"root", -1, ""}};
   config.repeat = repeat;
   config.agree = agree;
@@ -96,6 +98,12 @@ TEST(CaseLoopLava, EachRunIsSaidWithItsPassAndRun) {
 TEST(CaseLoopLava, AVerdictItsExitCodeContradictsFails) {
   // not-delivered exits 1 (repro/protocol.json): exiting 0 with it is the reproducer's error, as the harness reads it.
   EXPECT_EQ(lava_lines("not-delivered", 0, 1, 1),
+            (std::vector<std::string>{"# sigwake.lava=fail standin.only [root run 1]"}));
+}
+
+TEST(CaseLoopLava, ARunThatLeftADaemonRunningFails) {
+  // The harness counts such a run for nothing (its daemon could act for it); the lab must not show it passed.
+  EXPECT_EQ(lava_lines("not-delivered", 1, 1, 1, true),
             (std::vector<std::string>{"# sigwake.lava=fail standin.only [root run 1]"}));
 }
 
