@@ -13,6 +13,9 @@
 //  - sigtrap_inherit_thread: inherit + inherit_thread, the page faults of a
 //    thread created after the open (its event is inherited at clone with
 //    CLONE_THREAD): the signal must run on that thread, not on its creator.
+//  - sigtrap_switch_without_address: a trap at each context switch, a sample
+//    with no address: its SIGTRAP names none (si_addr 0), where a kernel that
+//    kept pending_addr from a sample_flags-less addr sent stack garbage.
 //  - sigtrap_inherit_thread_fork: inherit + inherit_thread, and a child made by
 //    fork(), not as a thread: it must not inherit the event, so its faults
 //    raise no SIGTRAP (`not-delivered` is right).
@@ -120,9 +123,11 @@ std::uintptr_t fault_until_trapped(const SignalCapture& trap, const PerfEvent& e
 constexpr int kTwoTraps = 2;
 
 // Delivered when each SIGTRAP says TRAP_PERF with our sig_data and type on `faulter`, the first synchronously
-// (and, given the address whose fault raised it, naming that address).
+// (and, given the address its sample had, naming that address in si_addr: the fault's, or 0 for a sample with
+// none; `address_key` says which).
 void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
-                    std::optional<std::uintptr_t> fault = std::nullopt) {
+                    std::optional<std::uintptr_t> address = std::nullopt,
+                    const char* address_key = "first_trap_at_fault") {
   report.add("signals", static_cast<long long>(trap.count()));
   report.add("faulter_tid", static_cast<long long>(faulter));
   int wrong = 0, elsewhere = 0;
@@ -138,7 +143,7 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
   report.add("traps_on_other_threads", static_cast<long long>(elsewhere));
   if (trap.count() == 0) return report.decide(Verdict::kNotDelivered, "the event overflowed, no SIGTRAP came");
   if (trap.count() < kTwoTraps) {
-    return report.decide(Verdict::kWrongCount, "one SIGTRAP, then the same task's next faults raised none");
+    return report.decide(Verdict::kWrongCount, "one SIGTRAP, then the same task's next overflows raised none");
   }
   const Delivery first = trap.deliveries().front();
   report.add("si_signo", static_cast<long long>(first.signo));
@@ -148,7 +153,7 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
   report.add("si_perf_type", static_cast<long long>(first.perf_type));
   report.add("si_perf_flags", static_cast<long long>(first.perf_flags));
   const auto trapped_at = static_cast<std::uintptr_t>(first.band);  // a SIGTRAP's si_addr sits where si_band does
-  if (fault) report.add("first_trap_at_fault", trapped_at == *fault);
+  if (address) report.add(address_key, trapped_at == *address);
   if (wrong > 0) {
     return report.decide(Verdict::kMisdelivered,
                          "a SIGTRAP without TRAP_PERF, our sig_data, the event's type or si_errno 0");
@@ -157,8 +162,9 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
   if (first.perf_flags != 0) {
     return report.decide(Verdict::kMisdelivered, "the first SIGTRAP, taken unblocked, says it came asynchronously");
   }
-  if (fault && trapped_at != *fault) {
-    return report.decide(Verdict::kMisdelivered, "the first SIGTRAP's si_addr is not the address whose fault raised it");
+  if (address && trapped_at != *address) {
+    return report.decide(Verdict::kMisdelivered, std::string("the first SIGTRAP's si_addr is not its sample's address (") +
+                                                     address_key + ")");
   }
   report.decide(Verdict::kDelivered);
 }
@@ -180,6 +186,23 @@ const char* untouched_copy(const char* text) {
   check(mapped != MAP_FAILED, "mmap(/proc/self/exe)");
   close(fd);
   return static_cast<const char*>(mapped) + (at - start);
+}
+
+// SIGTRAP at each of this task's context switches; they are counted from the scheduler's kernel registers, so
+// exclude_kernel is 0.
+perf_event_attr switch_trap_attr() {
+  perf_event_attr attr = sigtrap_attr(Inherit::kNone);
+  attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  attr.exclude_kernel = 0;
+  return attr;
+}
+
+// perf_event_paranoid 2 and above refuse an unprivileged event that counts in the kernel.
+Expectation switches_need_paranoid_below_2() {
+  return always(Verdict::kUnsupported,
+                "perf_event_paranoid 2 and above refuse an unprivileged event that counts in the kernel "
+                "(perf_allow_kernel() in kernel/events/core.c), and context switches are counted only there")
+      .in_passes({"user-paranoid2", "user-paranoid3"});
 }
 
 // A child whose event never trapped before its exec ends with this.
@@ -274,6 +297,36 @@ SIGWAKE_CASE(sigtrap_inherit_thread, {sigtrap_facts({"sigtrap_threads"})}) {
   if (failed) std::rethrow_exception(failed);
   trap.collect(kSignalGrace, kSettle);
   decide_sigtrap(report, trap, faulter);
+}
+
+// A context switch's sample has no address, so its SIGTRAP names none: si_addr 0. Since 7b0846301531 "perf: Use
+// sample_flags for addr" (v6.1) perf_sample_data_init() leaves such a sample's addr unset, and only
+// af169b7759a9 "perf: Fixup SIGTRAP and sample_flags interaction" (v6.1) keeps pending_addr 0 unless
+// PERF_SAMPLE_ADDR is among its flags: without it si_addr is whatever the overflow's stack held.
+SIGWAKE_CASE(sigtrap_switch_without_address,
+             {.expected = {switches_need_paranoid_below_2(),
+                           changed_at("5.13", "97ba62b27867", Verdict::kUnsupported, Verdict::kDelivered,
+                                      "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13) sends "
+                                      "SIGTRAP at each overflow, here each context switch, with si_addr the sample's "
+                                      "address: 0 for a switch (perf_sw_event_sched() passes none); af169b7759a9 "
+                                      "\"perf: Fixup SIGTRAP and sample_flags interaction\" (v6.1) keeps it 0 once "
+                                      "7b0846301531 \"perf: Use sample_flags for addr\" left such a sample's addr "
+                                      "unset")},
+              .defining = {"si_code", "si_perf_data", "si_perf_type", "si_perf_flags", "traps_on_other_threads",
+                           "first_trap_without_address"},
+              .shown = {"signals", "first_trap_without_address"},
+              .kconfig = kPerfConfig}) {
+  SignalCapture trap(SIGTRAP);
+  PerfEvent event = PerfEvent::open(switch_trap_attr(), 0, -1);
+  {
+    const SignalCapture::Unblocked here(trap);
+    event.enable();
+    const Deadline deadline(kWakeupBudget);
+    while (trap.count() < kTwoTraps && !deadline.expired()) usleep(1000);  // each sleep switches out: an overflow
+    event.disable();
+  }
+  trap.collect(kSignalGrace, kSettle);
+  decide_sigtrap(report, trap, gettid(), 0, "first_trap_without_address");
 }
 
 SIGWAKE_CASE(sigtrap_remove_on_exec,
@@ -441,15 +494,6 @@ namespace {
 constexpr int kNoSwitchTrap = 7;  // it never trapped at a context switch
 constexpr int kNoCue = 8;         // its tracer never cued it to exit
 
-// SIGTRAP at each of this task's context switches; they are counted from the scheduler's kernel registers, so
-// exclude_kernel is 0.
-perf_event_attr switch_trap_attr() {
-  perf_event_attr attr = sigtrap_attr(Inherit::kNone);
-  attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-  attr.exclude_kernel = 0;
-  return attr;
-}
-
 // In the child: traps at a switch, then blocks SIGTRAP (a traced task would stop for every SIGTRAP, and each
 // stop is a switch that queues the next), says so and waits for the tracer's cue before it exits. The tracer
 // cues at once; the long wait only keeps the cue's write from meeting a child gone.
@@ -504,11 +548,7 @@ bool let_exit_stop_go(pid_t child, Pipe& trapped, Pipe& cue) {
 // The verdict holds the setup (a trap at a switch, the exit stop, a clean end); the WARNING is a kernel
 // report, the finding a kernel with the first fix and without the second gives.
 SIGWAKE_CASE(sigtrap_exit_stop,
-             {.expected = {always(Verdict::kUnsupported,
-                                  "perf_event_paranoid 2 and above refuse an unprivileged event that counts in the "
-                                  "kernel (perf_allow_kernel() in kernel/events/core.c), and context switches are "
-                                  "counted only there")
-                               .in_passes({"user-paranoid2", "user-paranoid3"}),
+             {.expected = {switches_need_paranoid_below_2(),
                            always(Verdict::kMeasured,
                                   "97ba62b27867 \"perf: Add support for SIGTRAP on perf events\" (v5.13) sends "
                                   "SIGTRAP at each overflow, here each context switch; a ptrace exit stop "
