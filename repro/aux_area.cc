@@ -41,6 +41,7 @@ SIGWAKE_CASE(aux_area_without_aux_pmu,
     munmap(aux, page);
     return report.decide(Verdict::kMisdelivered, "an AUX area was mapped for a software event, whose PMU has none");
   }
+  if (err == EPERM) throw Unsupported("mmap() of the AUX area: EPERM (the locked-memory budget), as RingBuffer::map");
   if (err != EOPNOTSUPP) throw ReproError(std::string("mmap() of the AUX area: ") + strerror(err));
   report.decide(Verdict::kMeasured, "the AUX area refused (EOPNOTSUPP): the event's PMU has none");
 }

@@ -387,6 +387,24 @@ def test_a_line_the_kernel_printed_inside_one_of_its_records_is_never_a_report()
     escaped = ktap.parse_runner(["KTAP version 1", r"# sigwake.printk_continued=1.000000 a\x5cb\x09c \xc3\xa9"])
     assert escaped.continued == [("1.000000", "a\\b\tc \u00e9")]
 
+
+def test_a_reports_words_start_its_line_or_follow_a_detectors_prefix() -> None:
+    # Anywhere else they are a string the kernel quoted, which a process chose (an exec'd path, no newline)
+    quoted = ["[    5.9] process 'forge' launched '/tmp/WARNING: CPU: 0 PID: 1 at forged+0x1/0x2' with NULL argv",
+              "[    5.9] int3: 0000 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), order=0",
+              "[    5.9] Oops: 0000 (42) used greatest stack depth: 11328 bytes left"]
+    assert splats.find("\n".join(quoted)) == []
+    kernels = ["[    6.0] traps: PANIC: double fault, error_code: 0x0",
+               "[    7.0][  T123] WARNING: CPU: 0 PID: 9 at kernel/events/core.c:1 perf_event_wakeup+0x1/0x2",
+               "[    8.0] Oops: general protection fault, probably for non-canonical address 0xdead: 0000 [#1]",
+               "[    8.1] RIP: 0010:perf_event_wakeup+0x10/0x80"]
+    assert [s.kind for s in splats.find("\n".join(kernels))] == ["bug", "warning", "bug"]
+    # a continued line the kernel ended with a carriage return (the reader drops them) is still its own
+    said = ktap.parse_runner(["KTAP version 1", r"# sigwake.printk_continued=5.960677 WARNING: CPU: 0 PID: 1 at "
+                              r"f+0x1/0x2\x0d"]).continued
+    line = "[    5.960677] WARNING: CPU: 0 PID: 1 at f+0x1/0x2\r"
+    assert splats.find(line) != [] and splats.find(line, frozenset(said)) == []
+
 def test_a_run_the_kernel_cut_off_has_no_taint_after_it() -> None:
     body = ["KTAP version 1", "1..1", "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.start=watermark_sigio",
             "# sigwake.case=watermark_sigio"]

@@ -97,16 +97,17 @@ std::string ending(const RunOutcome& run) {
          (run.strays > 0 ? " strays" : "");
 }
 
-// The kernel log's clock, when the loop has one and the kernel a log; then the kernel's console lines since the
-// last mark that continue a record of its own (printk_clock.h), and whether any record went unread.
+// The kernel log's clock (under `key`, if any), when the loop has one and the kernel a log; then the kernel's
+// console lines since the last mark that continue a record of its own (printk_clock.h), and whether any record
+// went unread.
 void say_clock(const LoopConfig& config, const char* key, const std::function<void(const std::string&)>& line) {
   if (!config.printk_clock) return;
   const PrintkMark mark = config.printk_clock();
-  if (!mark.now.empty()) line(report_line(key, mark.now));
+  if (key != nullptr && !mark.now.empty()) line(report_line(key, mark.now));
   for (const std::string& continued : mark.continued) line(report_line(protocol::kReportPrintkContinued, continued));
   if (mark.lost > 0) {
     line(report_line(protocol::kReportWarning, "the kernel overwrote log records before the init read them (" +
-                                                   std::to_string(mark.lost) + " times, by " + key +
+                                                   std::to_string(mark.lost) + " times, by " + (key ? key : "the end") +
                                                    "): a console line they continued could pass for a report's"));
   }
 }
@@ -307,6 +308,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
     report_run(outcome, tainted, line);
     line(result_line(++number, "peer " + name, outcome));
   }
+  say_clock(config, nullptr, line);  // what the kernel logged after the last run, read too
   line(report_line(protocol::kReportDone, std::to_string(number)));  // all reported
 }
 

@@ -131,6 +131,10 @@ int main() {
   config.confined = true;
   sigwake::PrintkClock printk_clock;
   config.printk_clock = [&printk_clock] { return printk_clock.mark(); };
+  if (!printk_clock.readable()) {
+    line(sigwake::report_line(protocol::kReportWarning, "no /dev/kmsg to read: the kernel's records are not read, so "
+                                                          "a kernel line that continues one cannot be told from a report"));
+  }
   config.lava = sigwake::LavaTable::parse(sigwake::read_text(protocol::kLavaFile), uts.release);  // a LAVA job's
   config.passes = sigwake::parse_passes(sigwake::option_value(cmdline, protocol::kKeyPasses, protocol::kAllPasses),
                                         std::ref(line));  // by reference: one sequence of frames

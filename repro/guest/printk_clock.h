@@ -30,6 +30,7 @@ class PrintkClock {
   PrintkClock& operator=(const PrintkClock&) = delete;
 
   PrintkMark mark();
+  bool readable() const { return fd_ >= 0; }  // without /dev/kmsg the kernel's records are not read at all
 
  private:
   int fd_ = -1;

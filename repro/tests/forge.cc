@@ -145,19 +145,22 @@ bool report_named_segfault() {
   return child > 0 && waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
 }
 
-// Whether the kernel took an exec, with no argv, of a path that holds a report's first line between newlines. It
-// prints the path in one record ("process 'forge' launched '<path>' with NULL argv", once a boot), which the
-// console shows as lines of their own, each behind the record's timestamp.
+// Whether the kernel took an exec, with no argv, of a path that holds a report's first line inside its first
+// line and another between newlines. It prints the path in one record ("process 'forge' launched '<path>' with
+// NULL argv", once a boot), which the console shows as lines of their own, each behind the record's timestamp.
 bool exec_newline_report() {
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return false;
   self[n] = '\0';
-  const std::string folder = "/tmp/a\nWARNING: CPU: 0 PID: 1 at forged_exec+0x1";  // the rest is the link's name
-  const std::string path = folder + "/0x2\n";
-  if ((mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) || (symlink(self, path.c_str()) != 0 && errno != EEXIST)) {
-    return false;
+  // Each '/' of the lines is a folder's end; the last part is the link's name.
+  const std::string outer = "/tmp/WARNING: CPU: 0 PID: 1 at forged_inline+0x1";
+  const std::string inner = outer + "/0x2\nWARNING: CPU: 0 PID: 1 at forged_exec+0x1";
+  const std::string path = inner + "/0x2\n";
+  for (const std::string& folder : {outer, inner}) {
+    if (mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) return false;
   }
+  if (symlink(self, path.c_str()) != 0 && errno != EEXIST) return false;
   const pid_t child = fork();
   if (child == 0) {
     char* const none[] = {nullptr};

@@ -282,9 +282,10 @@ class RunnerReport:
 
 def kmsg_unescaped(text: str) -> str:
     """/dev/kmsg's text as the console shows it: its \\xNN escapes (a byte below ' ', from 127, and '\\') undone,
-    the bytes read as the console log is (UTF-8, an undecodable byte replaced)."""
+    the bytes read as the console log is (UTF-8, an undecodable byte replaced), without carriage returns (the
+    report reader drops them)."""
     raw = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m[1], 16)]), text.encode("ascii", "replace"))
-    return raw.decode("utf-8", "replace")
+    return raw.decode("utf-8", "replace").replace("\r", "")
 
 
 def parse_runner(payloads: list[str], console_lines: list[int] | None = None) -> RunnerReport:

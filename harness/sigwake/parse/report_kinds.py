@@ -280,17 +280,27 @@ def task(lines: list[str]) -> str:
     return ""
 
 
-# A line the kernel begins with a task's comm and pid ("%s[%d]: segfault at ...", "...[%d] is installing a
-# program with bpf_probe_write_user"): the comm is the task's choice (prctl(PR_SET_NAME), 15 bytes), so
-# "UBSAN: a in b[42]: segfault at 0" is a process's name, never a report.
-COMM_LINE = re.compile(r"^.{1,15}\[\d+\]:? ")
+# A line the kernel begins with a task's comm ("%s[%d]: segfault at ...", "...[%d] is installing a program with
+# bpf_probe_write_user", "%s invoked oom-killer:", "%s (%d) used greatest stack depth", warn_alloc()'s "%s: page
+# allocation failure"): the comm is the task's choice (prctl(PR_SET_NAME), 15 bytes), so "UBSAN: a in b[42]:
+# segfault at 0" is a process's name, never a report.
+COMM_LINE = re.compile(r"^.{1,15}(?:\[\d+\]:? | invoked oom-killer:| \(\d+\) used greatest stack depth|: page allocation "
+                       r"failure)")
+# What the kernel prints before a report's first words on its line: pr_fmt prefixes of the detectors (x86's
+# "traps: PANIC: double fault", "watchdog: BUG: soft lockup", "rcu: INFO: rcu_preempt detected stalls") and
+# 6.12's "Oops: " before a trap's name. A report's words anywhere else in a line are a string the kernel quoted
+# (an exec'd path, a device name), which a process may choose.
+PREFIX = re.compile(r"(?:(?:NMI )?watchdog|rcu|traps|Oops): ")
 
 
 def start(text: str) -> tuple[Kind, re.Match[str]] | None:
-    """The kind of report this console line starts, if any."""
+    """The kind of report this console line starts, if any: its words at the start of the line (after a
+    detector's prefix)."""
     if COMM_LINE.match(text):
         return None
+    at = (0, prefix.end()) if (prefix := PREFIX.match(text)) is not None else (0,)
     for kind in KINDS:
-        if (match := kind.start.search(text)) is not None:
-            return kind, match
+        for position in at:
+            if (match := kind.start.match(text, position)) is not None:
+                return kind, match
     return None

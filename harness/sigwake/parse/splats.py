@@ -11,7 +11,8 @@ from .console import FRAME, SPLICED, crc_holds, framed_by_guest
 from .report_kinds import FOLLOW_UP, PANIC, Kind, start, task, titled
 from ..core.model import Splat
 
-TIMESTAMP = re.compile(r"^\[\s*(?P<seconds>\d+\.\d+)\]\s?")  # printk's "[    5.960677] "
+# printk's "[    5.960677] ", and with CONFIG_PRINTK_CALLER its caller ("[  T123]", "[    C0]") after it
+TIMESTAMP = re.compile(r"^\[\s*(?P<seconds>\d+\.\d+)\](?:\[\s*[TC]\d+\])?\s?")
 MAX_LINES = 120  # a report longer than this is cut (its title comes from its first lines)
 
 
@@ -38,6 +39,7 @@ def find(console: str, continued: frozenset[tuple[str, str]] = frozenset()) -> l
     RunnerReport.continued): a string a process chose, such as an exec'd path, may hold a newline and a report's
     first line, which the console then shows behind the record's own timestamp. Such a line starts no report."""
     found: list[Splat] = []
+    continued_texts = {text for _, text in continued}  # a console without printk times: the text alone
     current: _Open | None = None
     since_frame = True  # a framed line came after the last report: a panic then is a report of its own
     for number, raw in enumerate(console.replace("\r", "").split("\n"), start=1):
@@ -52,7 +54,8 @@ def find(console: str, continued: frozenset[tuple[str, str]] = frozenset()) -> l
             raw = raw[spliced.start():]  # the kernel's line, without the frame it landed in
         stamp = TIMESTAMP.match(raw)
         text = raw[stamp.end():] if stamp else raw
-        started = None if stamp and (stamp["seconds"], text) in continued else start(text)
+        kernels_own = (stamp["seconds"], text) in continued if stamp else text in continued_texts
+        started = None if kernels_own else start(text)
         if started is not None and current is not None:
             kind, _ = started
             follows_fault = current.kind.oops_follows and not current.ended and not current.oopsed and \
