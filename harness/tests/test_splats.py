@@ -397,8 +397,12 @@ def test_a_reports_words_start_its_line_or_follow_a_detectors_prefix() -> None:
     kernels = ["[    6.0] traps: PANIC: double fault, error_code: 0x0",
                "[    7.0][  T123] WARNING: CPU: 0 PID: 9 at kernel/events/core.c:1 perf_event_wakeup+0x1/0x2",
                "[    8.0] Oops: general protection fault, probably for non-canonical address 0xdead: 0000 [#1]",
-               "[    8.1] RIP: 0010:perf_event_wakeup+0x10/0x80"]
-    assert [s.kind for s in splats.find("\n".join(kernels))] == ["bug", "warning", "bug"]
+               "[    8.1] RIP: 0010:perf_event_wakeup+0x10/0x80",
+               "[    9.0] Oops: segment-related general protection fault: beec [#2] PREEMPT SMP KASAN PTI",
+               "[    9.1] RIP: 0010:perf_event_wakeup+0x10/0x80"]
+    assert [s.title for s in splats.find("\n".join(kernels))] == [
+        "PANIC: double fault in corrupted", "WARNING in perf_event_wakeup", "general protection fault in perf_event_wakeup",
+        "general protection fault in perf_event_wakeup"]
     # a continued line the kernel ended with a carriage return (the reader drops them) is still its own
     said = ktap.parse_runner(["KTAP version 1", r"# sigwake.printk_continued=5.960677 WARNING: CPU: 0 PID: 1 at "
                               r"f+0x1/0x2\x0d"]).continued

@@ -287,10 +287,11 @@ def task(lines: list[str]) -> str:
 COMM_LINE = re.compile(r"^.{1,15}(?:\[\d+\]:? | invoked oom-killer:| \(\d+\) used greatest stack depth|: page allocation "
                        r"failure)")
 # What the kernel prints before a report's first words on its line: pr_fmt prefixes of the detectors (x86's
-# "traps: PANIC: double fault", "watchdog: BUG: soft lockup", "rcu: INFO: rcu_preempt detected stalls") and
-# 6.12's "Oops: " before a trap's name. A report's words anywhere else in a line are a string the kernel quoted
-# (an exec'd path, a device name), which a process may choose.
-PREFIX = re.compile(r"(?:(?:NMI )?watchdog|rcu|traps|Oops): ")
+# "traps: PANIC: double fault", "watchdog: BUG: soft lockup", "rcu: INFO: rcu_preempt detected stalls"), 6.12's
+# "Oops: " before a trap's name, x86's "segment-related " before a general protection fault, and older lockdep's
+# "[ " around its title. A report's words anywhere else in a line are a string the kernel quoted (an exec'd path,
+# a device name), which a process may choose.
+PREFIX = re.compile(r"(?:(?:(?:NMI )?watchdog|rcu|traps|Oops): |segment-related |\[ )+")
 
 
 def start(text: str) -> tuple[Kind, re.Match[str]] | None:
