@@ -4,7 +4,10 @@
 // once it takes it; a kernel that treats F_OWNER_TID like F_OWNER_PID queues a
 // process-wide signal, which the decoy takes: misdelivered. Variants: the
 // sample-overflow path (signals on every kernel) and the watermark path (since
-// v6.10).
+// v6.10). setown_ex_pgrp: F_SETOWN_EX with F_OWNER_PGRP names our process
+// group, read back as F_OWNER_PGRP by F_GETOWN_EX (f_setown_ex() keeps
+// PIDTYPE_PGID; a kernel that kept another type reads back F_OWNER_PID:
+// misdelivered), and we, a member, take the overflow's SIGIO.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -65,5 +68,26 @@ SIGWAKE_VARIANT(setown_ex_tid, watermark, WakeupPath::kWatermark,
                  .defining = kSiginfoEvidence + Words{"signals_on_other_threads"},
                  .shown = kShownSignal,
                  .kconfig = kPerfConfig});
+
+SIGWAKE_CASE(setown_ex_pgrp, {.expected = {overflow_signal()},
+                              .defining = kSiginfoEvidence,
+                              .shown = kShownSignal,
+                              .kconfig = kPerfConfig}) {
+  // A group of our own: SIGIO goes to every member, and whoever started us (a test runner) must not be one.
+  check(setpgid(0, 0) == 0, "setpgid(0, 0)");
+  SignalCapture sigio(SIGIO);
+  WakeupFixture f(WakeupPath::kOverflow);
+  f.event().request_signals(getpgrp(), SIGIO, PerfEvent::Owner::kGroup);  // read back: misdelivered if not PGRP
+  {
+    const SignalCapture::Unblocked here(sigio);
+    f.trigger();
+    sigio.wait_for(1, Deadline(kSignalGrace));
+  }
+  const int records = add_record_evidence(report, f.ring().consume());
+  const short revents = f.revents();
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, sigio);
+  f.decide(report, {records, (revents & POLLIN) != 0, sigio.count()});
+}
 
 }  // namespace sigwake

@@ -143,12 +143,17 @@ bool opens(const perf_event_attr& attr, pid_t pid, int cpu) {
 // F_SETOWN, or F_SETOWN_EX with F_OWNER_TID: whether the kernel took `owner` (errno says why not).
 bool name_owner(int fd, pid_t owner, PerfEvent::Owner kind) {
   if (kind == PerfEvent::Owner::kProcess) return fcntl(fd, F_SETOWN, owner) == 0;
-  const f_owner_ex wanted{F_OWNER_TID, owner};
+  const f_owner_ex wanted{kind == PerfEvent::Owner::kGroup ? F_OWNER_PGRP : F_OWNER_TID, owner};
   return fcntl(fd, F_SETOWN_EX, &wanted) == 0;
 }
 
 const char* owner_call(PerfEvent::Owner kind) {
-  return kind == PerfEvent::Owner::kProcess ? "fcntl(F_SETOWN)" : "fcntl(F_SETOWN_EX, F_OWNER_TID)";
+  switch (kind) {
+    case PerfEvent::Owner::kProcess: return "fcntl(F_SETOWN)";
+    case PerfEvent::Owner::kThread: return "fcntl(F_SETOWN_EX, F_OWNER_TID)";
+    case PerfEvent::Owner::kGroup: return "fcntl(F_SETOWN_EX, F_OWNER_PGRP)";
+  }
+  return "fcntl";
 }
 
 }  // namespace
@@ -211,6 +216,7 @@ void PerfEvent::request_signals(pid_t owner, int signo, Owner kind) const {
 void PerfEvent::set_owner(pid_t owner, Owner kind) const {
   check(name_owner(fd_, owner, kind), owner_call(kind));
   const f_owner_ex wanted = kind == Owner::kThread ? f_owner_ex{F_OWNER_TID, owner}
+                            : kind == Owner::kGroup ? f_owner_ex{F_OWNER_PGRP, owner}
                             : owner < 0            ? f_owner_ex{F_OWNER_PGRP, -owner}
                                                    : f_owner_ex{F_OWNER_PID, owner};
   f_owner_ex got{};

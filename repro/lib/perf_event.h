@@ -41,10 +41,10 @@ class PerfEvent {
   // PERF_EVENT_IOC_ID: the id the kernel writes for this event (PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID).
   std::uint64_t id() const;
 
-  // FASYNC delivery to the process `owner` (F_SETOWN), or to that one thread
-  // (F_SETOWN_EX, F_OWNER_TID), with signal `signo` named by F_SETSIG; signo 0
-  // leaves F_SETSIG alone: the kernel's default path sends plain SIGIO (rr's probe).
-  enum class Owner { kProcess, kThread };
+  // FASYNC delivery to the process `owner` (F_SETOWN; a process group when negative), to that one thread
+  // (F_SETOWN_EX, F_OWNER_TID) or to process group `owner` (F_SETOWN_EX, F_OWNER_PGRP), with signal `signo`
+  // named by F_SETSIG; signo 0 leaves F_SETSIG alone: the kernel's default path sends plain SIGIO (rr's probe).
+  enum class Owner { kProcess, kThread, kGroup };
   void request_signals(pid_t owner, int signo, Owner kind = Owner::kProcess) const;
 
   // F_SETOWN (or F_SETOWN_EX, F_OWNER_TID), read back: request_signals()'s owner, or a new one later.
