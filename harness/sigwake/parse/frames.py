@@ -37,7 +37,7 @@ _MACHINERY = (
     r"dump_cpu_task|_*sanitizer_cov\w*|"
     r"refcount_\w+|__refcount_\w+|kref_\w+|__list_\w+_valid\w*|__list_\w+|list_add\w*|list_del\w*|"
     r"__fortify_report|_*mem(cpy|set|move|cmp|chr|dup)\w*|str(n?cpy|lcpy|scpy|n?cmp|n?len|n?str|chr|n?dup)|"
-    r"_?copy_(to|from)_user\w*|raw_copy_\w+|"
+    r"\w*copy_(to|from)_user\w*|raw_copy_\w+|"
     r"folio_(alloc|unlock)\w*|_*alloc_pages\w*|_*local_bh_\w+|\w*seqprop_assert|k[vmzc]?alloc\w*|__k[vmzc]?alloc\w*|kmem_cache_\w+|__kmem_cache_\w+|slab_\w+|___slab_alloc|__slab_\w+|"
     r"kv?free|__kv?free\w*|kfree_skb\w*|iput|iput_final|ihold|_*rb_\w+|"
     r"_*kobject_\w+|device_(add|del|unregister|destroy|release)|devres_release_all|sysfs_remove\w*|"
