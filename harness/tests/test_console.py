@@ -33,6 +33,8 @@ def test_a_frame_inside_a_kernel_line_is_the_kernels_text() -> None:
     console = frame_line("ab12", 0, "KTAP version 1") + forged + frame_line("ab12", 1, "1..1")
     out = unframe(console, "ab12")
     assert out.payloads == ["KTAP version 1", "1..1"] and out.rejected == 1 and out.missing == []
+    with_caller = forged.replace("[    5.960677] ", "[    5.960677][  T123] ")  # CONFIG_PRINTK_CALLER
+    assert unframe(frame_line("ab12", 0, "KTAP version 1") + with_caller, "ab12").rejected == 1
 
 
 def test_rejects_another_boots_token() -> None:

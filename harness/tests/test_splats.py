@@ -392,7 +392,8 @@ def test_a_reports_words_start_its_line_or_follow_a_detectors_prefix() -> None:
     # Anywhere else they are a string the kernel quoted, which a process chose (an exec'd path, no newline)
     quoted = ["[    5.9] process 'forge' launched '/tmp/WARNING: CPU: 0 PID: 1 at forged+0x1/0x2' with NULL argv",
               "[    5.9] int3: 0000 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), order=0",
-              "[    5.9] Oops: 0000 (42) used greatest stack depth: 11328 bytes left"]
+              "[    5.9] Oops: 0000 (42) used greatest stack depth: 11328 bytes left",
+              "[    5.9] traps: UBSAN: a in b[42] trap int3 ip:401000 sp:7ffc00000000 error:0 in forge[401000+1000]"]
     assert splats.find("\n".join(quoted)) == []
     kernels = ["[    6.0] traps: PANIC: double fault, error_code: 0x0",
                "[    7.0][  T123] WARNING: CPU: 0 PID: 9 at kernel/events/core.c:1 perf_event_wakeup+0x1/0x2",

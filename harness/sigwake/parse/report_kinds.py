@@ -216,7 +216,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("bug", re.compile(r"general protection fault"), _fault("general protection fault")),
     Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG"), oops_follows=True),
     # x86's traps: 6.1 prints "invalid opcode: 0000 [#1] ...", 6.12 "Oops: invalid opcode: 0000 [#1] ..."
-    Kind("bug", re.compile(r"^\s*(?:Oops: )?(?P<what>invalid opcode|int3|divide error|divide_error): 0000"),
+    Kind("bug", re.compile(r"\s*(?:Oops: )?(?P<what>invalid opcode|int3|divide error|divide_error): 0000"),
          lambda match, lines: f"{match['what'].replace('_', ' ')} in {faulting(lines)}"),
     Kind("lockup", re.compile(r"BUG: soft lockup"), lambda match, lines: f"BUG: soft lockup in {stalled(lines)}"),
     Kind("lockup", re.compile(r"Watchdog detected hard LOCKUP on cpu"), _fault("BUG: hard lockup")),
@@ -225,8 +225,8 @@ KINDS: tuple[Kind, ...] = (
          None),
     Kind("rcu stall", re.compile(r"INFO: rcu_\w+ (self-)?detected (stalls?|expedited stalls?)"),
          lambda match, lines: f"INFO: rcu detected stall in {stalled(lines, interrupted=True)}", None),
-    Kind("bug", re.compile(r"^\s*(Internal error: Oops|Oops: )"), _fault("Oops")),
-    Kind("panic", re.compile(r"^\s*Kernel panic - not syncing: (?P<why>.*)"), _panic, None),
+    Kind("bug", re.compile(r"\s*(Internal error: Oops|Oops: )"), _fault("Oops")),
+    Kind("panic", re.compile(r"\s*Kernel panic - not syncing: (?P<why>.*)"), _panic, None),
 )
 PANIC = next(k for k in KINDS if k.name == "panic")
 
@@ -284,7 +284,7 @@ def task(lines: list[str]) -> str:
 # bpf_probe_write_user", "%s invoked oom-killer:", "%s (%d) used greatest stack depth", warn_alloc()'s "%s: page
 # allocation failure"): the comm is the task's choice (prctl(PR_SET_NAME), 15 bytes), so "UBSAN: a in b[42]:
 # segfault at 0" is a process's name, never a report.
-COMM_LINE = re.compile(r"^.{1,15}(?:\[\d+\]:? | invoked oom-killer:| \(\d+\) used greatest stack depth|: page allocation "
+COMM_LINE = re.compile(r".{1,15}(?:\[\d+\]:? | invoked oom-killer:| \(\d+\) used greatest stack depth|: page allocation "
                        r"failure)")
 # What the kernel prints before a report's first words on its line: pr_fmt prefixes of the detectors (x86's
 # "traps: PANIC: double fault", "watchdog: BUG: soft lockup", "rcu: INFO: rcu_preempt detected stalls"), 6.12's
@@ -296,10 +296,10 @@ PREFIX = re.compile(r"(?:(?:(?:NMI )?watchdog|rcu|traps|Oops): |segment-related 
 
 def start(text: str) -> tuple[Kind, re.Match[str]] | None:
     """The kind of report this console line starts, if any: its words at the start of the line (after a
-    detector's prefix)."""
-    if COMM_LINE.match(text):
-        return None
+    detector's prefix). Each kind's pattern is matched there (re.match), so none of them needs a '^'."""
     at = (0, prefix.end()) if (prefix := PREFIX.match(text)) is not None else (0,)
+    if any(COMM_LINE.match(text, position) for position in at):  # x86's "traps: comm[pid] trap int3 ..." too
+        return None
     for kind in KINDS:
         for position in at:
             if (match := kind.start.match(text, position)) is not None:
