@@ -7,7 +7,8 @@
 // v6.10). setown_ex_pgrp: F_SETOWN_EX with F_OWNER_PGRP names our process
 // group, read back as F_OWNER_PGRP by F_GETOWN_EX (f_setown_ex() keeps
 // PIDTYPE_PGID; a kernel that kept another type reads back F_OWNER_PID:
-// misdelivered), and we, a member, take the overflow's SIGIO.
+// misdelivered), and the overflow's SIGIO reaches us and the group's other
+// member (a witness child): one sent to us alone is misdelivered.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -70,12 +71,13 @@ SIGWAKE_VARIANT(setown_ex_tid, watermark, WakeupPath::kWatermark,
                  .kconfig = kPerfConfig});
 
 SIGWAKE_CASE(setown_ex_pgrp, {.expected = {overflow_signal()},
-                              .defining = kSiginfoEvidence,
+                              .defining = kSiginfoEvidence + Words{"group_member_signalled"},
                               .shown = kShownSignal,
                               .kconfig = kPerfConfig}) {
   // A group of our own: SIGIO goes to every member, and whoever started us (a test runner) must not be one.
-  check(setpgid(0, 0) == 0, "setpgid(0, 0)");
+  if (getpgrp() != getpid()) check(setpgid(0, 0) == 0, "setpgid(0, 0)");  // a session leader leads its group
   SignalCapture sigio(SIGIO);
+  SignalWitness member(SIGIO);  // the group's other member: a signal sent to us alone never reaches it
   WakeupFixture f(WakeupPath::kOverflow);
   f.event().request_signals(getpgrp(), SIGIO, PerfEvent::Owner::kGroup);  // read back: misdelivered if not PGRP
   {
@@ -83,10 +85,15 @@ SIGWAKE_CASE(setown_ex_pgrp, {.expected = {overflow_signal()},
     f.trigger();
     sigio.wait_for(1, Deadline(kSignalGrace));
   }
+  const bool member_signalled = member.received();
+  report.add("group_member_signalled", member_signalled);
   const int records = add_record_evidence(report, f.ring().consume());
   const short revents = f.revents();
   add_poll_evidence(report, revents);
   add_signal_evidence(report, sigio);
+  if (sigio.count() > 0 && !member_signalled) {
+    return report.decide(Verdict::kMisdelivered, "SIGIO reached us but not our group's other member");
+  }
   f.decide(report, {records, (revents & POLLIN) != 0, sigio.count()});
 }
 
