@@ -8,8 +8,9 @@ import zlib
 from dataclasses import dataclass, field
 
 FRAME = re.compile(r"SIGWAKE (?P<token>[0-9a-f]+) (?P<seq>\d+) (?P<crc>[0-9a-f]{8}) (?P<payload>[^\r\n]*)")
-# a printk line's timestamp inside a frame's line (with CONFIG_PRINTK_CALLER, its caller after it)
-SPLICED = re.compile(r"\[\s*\d+\.\d+\](?:\[\s*[TC]\d+\])? ")
+# printk's "[    5.960677]", and with CONFIG_PRINTK_CALLER its caller ("[  T123]", "[    C0]") after it
+PRINTK_STAMP = r"\[\s*(?P<seconds>\d+\.\d+)\](?:\[\s*[TC]\d+\])?"
+SPLICED = re.compile(PRINTK_STAMP + " ")  # a printk line's timestamp inside a frame's line
 PANIC = re.compile(r"Kernel panic - not syncing[^\r\n]*")
 # How far ahead of the last accepted frame the next may be: a few torn frames are lost, a frame that jumps
 # further (a forged far-ahead number) is rejected rather than allowed to reject every genuine frame after it.

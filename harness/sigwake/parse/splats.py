@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .console import FRAME, SPLICED, crc_holds, framed_by_guest
+from .console import FRAME, PRINTK_STAMP, SPLICED, crc_holds, framed_by_guest
 from .report_kinds import FOLLOW_UP, PANIC, Kind, start, task, titled
 from ..core.model import Splat
 
-# printk's "[    5.960677] ", and with CONFIG_PRINTK_CALLER its caller ("[  T123]", "[    C0]") after it
-TIMESTAMP = re.compile(r"^\[\s*(?P<seconds>\d+\.\d+)\](?:\[\s*[TC]\d+\])?\s?")
+TIMESTAMP = re.compile("^" + PRINTK_STAMP + r"\s?")  # a console line's printk prefix
 MAX_LINES = 120  # a report longer than this is cut (its title comes from its first lines)
 
 
