@@ -59,7 +59,7 @@ def test_a_file_that_is_no_kernel_image_is_refused_before_booting(tmp_path: Path
 ])
 def test_run_and_qa_exit_by_their_summary(summary: RunSummary, code: int, last: str,
                                           capsys: pytest.CaptureFixture[str], catalogue: Catalogue) -> None:
-    assert summary_exit(summary, catalogue) == code
+    assert summary_exit(summary, catalogue).exit_code == code
     assert capsys.readouterr().out.splitlines()[-1] == last
 
 

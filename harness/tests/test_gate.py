@@ -82,7 +82,7 @@ def as_result(outcome: KernelOutcome, mode: str = "qemu") -> KernelResult:
 
 
 def run_exit(outcome: KernelOutcome, catalogue: Catalogue) -> int:
-    return summary_exit(RunSummary([as_result(outcome)]), catalogue)
+    return summary_exit(RunSummary([as_result(outcome)]), catalogue).exit_code
 
 
 def validate_exit(base: KernelOutcome, patched: KernelOutcome, catalogue: Catalogue) -> int:
@@ -118,7 +118,7 @@ def qa_exit(step: KernelOutcome, catalogue: Catalogue, monkeypatch: pytest.Monke
     line = QaLine("amd64", "generic")
     _, found = qa.find_boundary(config, line, QaStep("p", "1", "bookworm", "not-delivered"),
                                 QaStep("p", "2", "trixie", "delivered"), None, Progress(quiet=True))  # type: ignore[arg-type]
-    return summary_exit(RunSummary([as_result(GOOD)]), catalogue, found)
+    return summary_exit(RunSummary([as_result(GOOD)]), catalogue, found).exit_code
 
 
 F, U, O, NA = FINDING, COULD_NOT_TEST, NO_FINDING, None
@@ -245,7 +245,7 @@ def test_qa_keeps_its_runs_findings_when_a_bisections_programs_do_not_build(cata
         monkeypatch.setattr(qa, "run_kernels", lambda *args, **kwargs: RunSummary([as_result(run)]))
         [line], summary, found = qa.run_qa(config, no_programs, Progress(quiet=True))
         assert line.boundaries[0].how == "not bisected: meson compile for arm64 failed"
-        assert summary_exit(summary, catalogue, found) == wanted  # the run's finding is not lost to the build
+        assert summary_exit(summary, catalogue, found).exit_code == wanted  # the run's finding is not lost to the build
 
 
 @pytest.mark.parametrize("mode, probed, wanted", [
@@ -265,12 +265,12 @@ def test_a_capability_this_machine_lacks_is_no_finding(mode: str, probed: str, w
     failing = PeerResult("sigtrap_threads", "sigtrap_threads.remain_disabled", "fail", "no SIGTRAP")
     machine = dataclasses.replace(kernel(ran(D), peers=(failing,)), machine={"breakpoint": probed})
     machine.reproducers.append(dataclasses.replace(ran(D), name="sigtrap_inherit_thread"))
-    assert summary_exit(RunSummary([as_result(machine, mode)]), catalogue) == wanted
+    assert summary_exit(RunSummary([as_result(machine, mode)]), catalogue).exit_code == wanted
     [said] = compare(as_result(machine, mode), catalogue)
     assert said.word.startswith("not comparable here (breakpoint: ") == (wanted == NO_FINDING), said.word
     # a selftest that did not finish is a finding even there: a missing feature fails or skips it
     hung = dataclasses.replace(machine, peers=[PeerResult("sigtrap_threads", "sigtrap_threads", "error", "TIMEOUT")])
-    assert summary_exit(RunSummary([as_result(hung, mode)]), catalogue) == FINDING
+    assert summary_exit(RunSummary([as_result(hung, mode)]), catalogue).exit_code == FINDING
 
 
 def test_a_peers_known_disagreement_is_a_fact(catalogue: Catalogue) -> None:

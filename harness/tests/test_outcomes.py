@@ -110,14 +110,54 @@ def test_bisect_keeps_its_answer_and_the_reports_show_it(tmp_path: Path, no_buil
     assert 'id="bisections"' in render(results, "html", ReportOptions(), catalogue)
 
 
-def test_a_bisection_step_with_a_problem_is_shown_as_a_finding(tmp_path: Path, no_build: None,
-                                                               monkeypatch: pytest.MonkeyPatch,
-                                                               catalogue: Catalogue) -> None:
+def bisection_past_a_hang() -> BisectReport:
+    """One answer, and a step between that hung (a finding beside it)."""
     steps = [Step("linux-image-6.9.7-amd64", N, "3 runs", Mark.OLD),
              Step("linux-image-6.10.1-amd64", None, "boot hang: no console output for 30 s", Mark.SKIP, "hang"),
              Step("linux-image-6.10.3-amd64", D, "3 runs", Mark.NEW)]
-    report = BisectReport(["linux-image-6.10.3-amd64"], "linux-image-6.9.7-amd64", N, D, steps, 0.9)
-    monkeypatch.setattr(cli, "bisect_debian", lambda *args, **kwargs: report)
+    return BisectReport(["linux-image-6.10.3-amd64"], "linux-image-6.9.7-amd64", N, D, steps, 0.9)
+
+
+def test_json_gives_the_gates_judgement_on_stdout_alone(tmp_path: Path, no_build: None, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """--json: stdout is one document (what the exit code and the last line come from), the words go to stderr;
+    the same for a gate that found something, one that did not, and one that could not start."""
+    monkeypatch.setattr(cli, "bisect_debian", lambda *args, **kwargs: bisection_past_a_hang())
+    results = tmp_path / "results"
+    capsys.readouterr()
+    assert cli.main(["bisect", "--debian", "amd64", "--repro", "watermark_sigio", "--results", str(results),
+                     "--json"]) == FINDING
+    said = capsys.readouterr()
+    document = json.loads(said.out)
+    assert document["command"] == "bisect" and document["exit_code"] == FINDING
+    assert document["findings"] == [{"kernel_id": "linux-image-6.10.1-amd64", "kind": "hang",
+                                     "text": "watermark_sigio:watermark_sigio: boot hang: no console output for 30 s "
+                                             "(marked skip)"}]
+    assert document["last_line"] == "findings: 1 (1 hang)" and document["first_changed"] == ["linux-image-6.10.3-amd64"]
+    assert [s["mark"] for s in document["steps"]] == ["old", "skip", "new"]
+    assert Path(document["record"]).parent == results / "bisections"
+    assert said.err.splitlines()[-1] == "findings: 1 (1 hang)"  # the words, all of them, where a person reads
+
+    monkeypatch.setattr(cli, "validate_patch", lambda *args, **kwargs: Validation(kernel("abc"), kernel("abc+p"), [
+        CaseChange("watermark_sigio", "root", "no change", ReproResult("watermark_sigio", D),
+                   ReproResult("watermark_sigio", D))]))
+    patch = tmp_path / "0001-fix.patch"
+    patch.write_text("")
+    assert cli.main(["validate-patch", "--tree", str(tmp_path), "--patch", str(patch), "--results", str(results),
+                     "--passes", "root", "--json"]) == NO_FINDING
+    document = json.loads(capsys.readouterr().out)
+    assert (document["exit_code"], document["findings"], document["not_tested"]) == (NO_FINDING, [], [])
+    assert document["last_line"] == "findings: none" and document["patched"] == "/k/abc+p"
+
+    assert cli.main(["bisect", "--repro", "watermark_sigio", "--json"]) == 2  # neither a range nor --debian
+    document = json.loads(capsys.readouterr().out)
+    assert document["exit_code"] == 2 and "--tree, --old and --new" in document["error"]
+
+
+def test_a_bisection_step_with_a_problem_is_shown_as_a_finding(tmp_path: Path, no_build: None,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               catalogue: Catalogue) -> None:
+    monkeypatch.setattr(cli, "bisect_debian", lambda *args, **kwargs: bisection_past_a_hang())
     results = tmp_path / "results"
     assert cli.main(["bisect", "--debian", "amd64", "--repro", "watermark_sigio", "--results", str(results)]) == FINDING
     said = "linux-image-6.10.1-amd64: boot hang: no console output for 30 s → skip (finding: hang)"

@@ -59,15 +59,25 @@ class RunSummary:
     unfinished: list[str] = field(default_factory=list)  # kernels not recorded when the run was interrupted
 
 
-def source_commit(source: Path) -> str:
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True, timeout=30)
-        return done.stdout.strip() if done.returncode == 0 else ""
+def _git(source: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True, timeout=30)
+    return done.stdout.strip() if done.returncode == 0 else ""
 
-    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+
+def source_commit(source: Path) -> str:
+    commit = _git(source, "rev-parse", "--short=12", "HEAD") or "unknown"
     # results/ is what a run writes, not what measures: regenerating it does not make the tree dirty.
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+    changed = _git(source, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
     return commit + ("-dirty" if changed else "")
+
+
+def version(source: Path) -> str:
+    """--version: git describe (the newest tag and the commits since, or the commit), dirty as source_commit
+    says; a copy that is no git checkout has none."""
+    described = _git(source, "describe", "--tags", "--always", "--abbrev=12")
+    if not described:
+        return "unknown (not a git checkout)"
+    return described + ("-dirty" if source_commit(source).endswith("-dirty") else "")
 
 
 def dirty_warning(commit: str) -> str | None:

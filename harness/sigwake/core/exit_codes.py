@@ -1,13 +1,6 @@
-"""The exit codes of run, qa, validate-patch and bisect, the one rule a CI job,
-a bisection script or a maintainer gates on (README "Exit codes"):
-
-  0   no finding: every kernel tested, nothing differs from what is known
-  1   a finding: a difference, a regression, a splat, a crash or hang, an intermittent case, a lost case
-  2   usage: the command line is wrong
-  3   could not test: a kernel could not be fetched, built or booted (the target's doing, not the kernel's)
-  130 interrupted (what finished is kept)
-
-A finding wins over what could not be tested: what was tested is already a reason to stop."""
+"""The exit codes of every command, the one rule a CI job, a bisection script or a maintainer gates on
+(README "Exit codes"; each command's --help lists those it can end with). A finding wins over what could not
+be tested: what was tested is already a reason to stop."""
 
 from __future__ import annotations
 
@@ -16,6 +9,23 @@ FINDING = 1
 USAGE = 2
 COULD_NOT_TEST = 3
 INTERRUPTED = 130
+
+# What each code says, as the gates (run, qa, validate-patch, bisect) mean it.
+MEANING = {
+    NO_FINDING: "no finding: everything asked was tested and nothing differs from what is known",
+    FINDING: "a finding: a difference, a regression, a splat, a crash or hang, an intermittent case, a lost case",
+    USAGE: "usage: the command line is wrong",
+    COULD_NOT_TEST: "could not test: a kernel could not be fetched, built or booted (the target's doing, not the "
+                    "kernel's)",
+    INTERRUPTED: "interrupted (what finished is kept)",
+}
+# What the commands that judge nothing (build, report, lava-jobs) end with.
+TOOL_MEANING = {
+    NO_FINDING: "done",
+    USAGE: MEANING[USAGE],
+    COULD_NOT_TEST: "could not: a kernel or package could not be fetched or built, or there are no results",
+    INTERRUPTED: MEANING[INTERRUPTED],
+}
 
 
 def exit_code(findings: int, untested: int) -> int:

@@ -7,6 +7,7 @@ What could not be judged never passes: alone it is "could not test" (3); beside 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -45,6 +46,11 @@ class Gate:
         kinds = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k])
         line = f"findings: {len(self.findings)} ({kinds})" if self.findings else "findings: none"
         return line + (f"; not tested: {len(self.untested)}" if self.untested else "")
+
+    def document(self) -> dict[str, object]:
+        """What --json gives: the last line and what it counts."""
+        return {"last_line": self.last_line(), "findings": [dataclasses.asdict(f) for f in self.findings],
+                "not_tested": list(self.untested)}
 
     def __add__(self, other: Gate) -> Gate:
         return Gate([*self.findings, *other.findings], [*self.untested, *other.untested])

@@ -6,6 +6,7 @@ the count of findings by kind, never "none" when something was found."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from ..programs.catalogue import Catalogue
 from ..judge.expectations import HEADLINE
@@ -15,15 +16,32 @@ from ..core.model import KernelResult
 from .report_input import Format, ReportInput
 
 
-def kernel_line(kernel: KernelResult, catalogue: Catalogue) -> str:
+@dataclass(frozen=True)
+class KernelSummary:
+    """A kernel's line of the summary, as --json gives it."""
+
+    kernel: str
+    release: str
+    origin: str
+    boot: str
+    boot_seconds: float
+    headline: str  # the watermark verdict as root, or "not run"
+    outcomes: dict[str, int]  # outcome -> cases
+
+    def line(self) -> str:
+        release = f" ({self.release or 'release unknown'})" if self.release != self.kernel else ""
+        boot = self.boot + (f" {self.boot_seconds:.1f} s" if self.boot_seconds else "")
+        tally = ", ".join(f"{n} {o}" for o, n in self.outcomes.items())
+        return f"{self.kernel}{release} from {self.origin}; {boot}; {HEADLINE} {self.headline}; {tally}"
+
+
+def kernel_summary(kernel: KernelResult, catalogue: Catalogue) -> KernelSummary:
     passes = judged_cases(kernel, catalogue)
     counts = Counter(str(j.outcome) for cases in passes.values() for j in cases)
     headline = next((j.case.verdict for j in passes.get("root", []) if j.name == HEADLINE), None)
-    boot = kernel.boot.status + (f" {kernel.boot.seconds:.1f} s" if kernel.boot.seconds else "")
-    release = f" ({kernel.release or 'release unknown'})" if kernel.release != kernel.kernel_id else ""
-    tally = ", ".join(f"{counts[str(o)]} {o}" for o in Outcome if counts[str(o)])
-    return (f"{kernel.kernel_id}{release} from {kernel.origin.describe()}; {boot}; "
-            f"{HEADLINE} {headline or 'not run'}; {tally}")
+    return KernelSummary(kernel.kernel_id, kernel.release or "", kernel.origin.describe(), kernel.boot.status,
+                         kernel.boot.seconds or 0.0, headline or "not run",
+                         {str(o): counts[str(o)] for o in Outcome if counts[str(o)]})
 
 
 def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[str] | None = None) -> str:
@@ -31,7 +49,7 @@ def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested
     ordered = sorted(kernels, key=KernelResult.order)
     gate = of_run(ordered, catalogue, not_tested)
     lines = [f"finding: {line}" for line in shown(gate.findings, ordered)]
-    lines += [kernel_line(k, catalogue) for k in ordered]
+    lines += [kernel_summary(k, catalogue).line() for k in ordered]
     lines += [f"not tested: {why}" for why in gate.untested]
     lines.append(gate.last_line())
     return "\n".join(lines) + "\n"
