@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,14 @@ def test_a_file_that_is_no_kernel_image_is_refused_before_booting(tmp_path: Path
     assert "not tested: /etc/passwd: /etc/passwd is not a kernel image" in out
     assert out.splitlines()[-1] == "findings: none; not tested: 1"  # never "none" alone
     assert not list(results.glob("*.console.log"))  # nothing booted
+    # the same as one document on stdout (--json), the words on stderr
+    assert main(["run", "--kernel", "/etc/passwd", "--results", str(results), "--quiet", "--json"]) == COULD_NOT_TEST
+    said = capsys.readouterr()
+    document = json.loads(said.out)
+    assert (document["command"], document["exit_code"], document["findings"], document["kernels"]) == (
+        "run", COULD_NOT_TEST, [], [])
+    assert [u.split(" (")[0] for u in document["not_tested"]] == ["/etc/passwd: /etc/passwd is not a kernel image"]
+    assert document["last_line"] == said.err.splitlines()[-1] == "findings: none; not tested: 1"
 
 
 @pytest.mark.parametrize("summary, code, last", [
@@ -59,8 +69,12 @@ def test_a_file_that_is_no_kernel_image_is_refused_before_booting(tmp_path: Path
 ])
 def test_run_and_qa_exit_by_their_summary(summary: RunSummary, code: int, last: str,
                                           capsys: pytest.CaptureFixture[str], catalogue: Catalogue) -> None:
-    assert summary_exit(summary, catalogue).exit_code == code
-    assert capsys.readouterr().out.splitlines()[-1] == last
+    ended = summary_exit(summary, catalogue)
+    assert ended.exit_code == code
+    assert capsys.readouterr().out.splitlines()[-1] == last == ended.document["last_line"]
+    (kernel_said,) = ended.document["kernels"]  # type: ignore[misc]
+    assert kernel_said["kernel"] == "6.12.118+deb13-amd64" or kernel_said["kernel"] == "7.0.1-amd64"
+    assert kernel_said["headline"] == str(summary.results[0].reproducers[0].verdict)
 
 
 def test_usage_and_untestable_input_get_their_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
