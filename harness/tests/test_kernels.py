@@ -15,11 +15,11 @@ from sigwake.core.progress import Progress
 from image_files import corrupt_bzimage
 
 
-def make_deb(root: Path, files: dict[str, bytes], name: str = "linux-image-test") -> Path:
+def make_deb(root: Path, files: dict[str, bytes], name: str = "linux-image-test", arch: str = "amd64") -> Path:
     tree = root / "tree"
     (tree / "DEBIAN").mkdir(parents=True)
     (tree / "DEBIAN" / "control").write_text(
-        f"Package: {name}\nVersion: 1.0\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: test\n")
+        f"Package: {name}\nVersion: 1.0\nArchitecture: {arch}\nMaintainer: t <t@t>\nDescription: test\n")
     for path, data in files.items():
         (tree / path).parent.mkdir(parents=True, exist_ok=True)
         (tree / path).write_bytes(data)
@@ -66,6 +66,37 @@ def test_host_and_file_specs(tmp_path: Path) -> None:
     image.write_bytes(corrupt_bzimage(4096))
     (k,) = cache.resolve(str(image), Progress(quiet=True))
     assert k.image is not None and k.origin.sha256 == sha256_of(image) and k.id.startswith("file-bzImage-")
+
+
+def test_a_local_package_file_is_a_kernel_named_apart_from_other_builds(tmp_path: Path) -> None:
+    image = corrupt_bzimage(4096)
+    deb = make_deb(tmp_path, {"boot/vmlinuz-6.12.0-test-amd64": image}, "linux-image-6.12.0-test-amd64")
+    cache = KernelCache(tmp_path / "cache")
+    (k,) = cache.resolve(str(deb), Progress(quiet=True))
+    assert k.image is not None and k.image.read_bytes() == image and k.arch == "amd64"
+    assert k.id == f"deb-6.12.0-test-amd64-{sha256_of(deb)[:8]}"  # not Debian's own 6.12.0-test-amd64
+    assert (k.origin.kind, k.origin.package, k.origin.version, k.origin.suite, k.origin.path, k.origin.sha256) == (
+        "debian", "linux-image-6.12.0-test-amd64", "1.0", "local", str(deb.resolve()), sha256_of(k.image))
+    assert cache.resolve(str(deb), Progress(quiet=True)) == [k]  # extracted once
+
+
+def test_a_local_package_that_is_no_kernel_is_refused_before_booting(tmp_path: Path) -> None:
+    cache = KernelCache(tmp_path / "cache")
+    damaged = tmp_path / "damaged.deb"
+    damaged.write_bytes(make_deb(tmp_path / "a", {"boot/vmlinuz-x": b"x" * 4096}).read_bytes()[:300])
+    with pytest.raises(KernelSpecError, match=r"damaged.deb is not a Debian package \(dpkg-deb: error: .*\): not booted"):
+        cache.resolve(str(damaged), Progress(quiet=True))
+    whole = make_deb(tmp_path / "d", {"boot/vmlinuz-x": os.urandom(1 << 16)}).read_bytes()
+    damaged.write_bytes(whole[:len(whole) // 2])  # its control intact, its files cut
+    with pytest.raises(DebianError, match="damaged.deb: its files cannot be read"):
+        cache.resolve(str(damaged), Progress(quiet=True))
+    riscv = make_deb(tmp_path / "b", {"boot/vmlinuz-x": b"x"}, arch="riscv64")
+    with pytest.raises(KernelSpecError, match="a package for riscv64; sigwake boots amd64, arm64"):
+        cache.resolve(str(riscv), Progress(quiet=True))
+    with pytest.raises(DebianError, match="no kernel image"):
+        cache.resolve(str(make_deb(tmp_path / "c", {"usr/share/doc/x/copyright": b"c"})), Progress(quiet=True))
+    with pytest.raises(KernelSpecError, match="no package file"):
+        cache.resolve(str(tmp_path / "missing.deb"), Progress(quiet=True))
 
 
 def test_default_set_is_the_newest_of_each_suite(cache_root: Path) -> None:

@@ -55,7 +55,8 @@ COMMANDS = (
             "kernel's verdicts\nunder --results with its console, and write every report (summary, matrix.md, "
             "KTAP, JUnit, KCIDB, index.html).",
             ("./sigwake run", "./sigwake run --kernel linux-image-6.12.118+deb13-amd64 --kernel host",
-             "./sigwake run --kernel /boot/vmlinuz-6.12.118+deb13-amd64 --json")),
+             "./sigwake run --kernel /boot/vmlinuz-6.12.118+deb13-amd64 --json",
+             "./sigwake run --kernel ./linux-image-6.12.118+deb13-amd64_6.12.118-1_amd64.deb")),
     Command("validate-patch", "build a tree without and with patches, boot both, and compare",
             "Build the tree as it is (the base) and with the patches applied, boot both with the same programs, "
             "and report\neach case the patches regressed, changed or lost, and each kernel report only the patched "
@@ -192,8 +193,9 @@ def report_options(p: argparse.ArgumentParser) -> None:
 
 def kernel_option(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument("--kernel", action="append", dest="kernels", metavar="SPEC",
-                   help="default (the Debian set), host, a path to a bzImage/vmlinuz/vmlinux, or a Debian package "
-                        f"name (optionally suite:name); repeatable (default: {default})")
+                   help="default (the Debian set), host, a path to a bzImage/vmlinuz/vmlinux or to a kernel package "
+                        "(FILE.deb), or a Debian package name (optionally suite:name); repeatable "
+                        f"(default: {default})")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -163,15 +163,19 @@ def extract_file(deb: Path, member: re.Pattern[str], dest: Path) -> Path | None:
     """Copies the first file of a .deb whose path matches `member` to `dest` (nothing is installed)."""
     with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
         assert proc.stdout is not None
-        with tarfile.open(fileobj=proc.stdout, mode="r|") as archive:
-            for entry in archive:
-                if entry.isfile() and member.match(entry.name):
-                    source = archive.extractfile(entry)
-                    assert source is not None
-                    with atomic_stream(dest) as out:
-                        shutil.copyfileobj(source, out, 1 << 20)
-                    proc.kill()
-                    return dest
+        try:
+            with tarfile.open(fileobj=proc.stdout, mode="r|") as archive:
+                for entry in archive:
+                    if entry.isfile() and member.match(entry.name):
+                        source = archive.extractfile(entry)
+                        assert source is not None
+                        with atomic_stream(dest) as out:
+                            shutil.copyfileobj(source, out, 1 << 20)
+                        proc.kill()
+                        return dest
+        except tarfile.TarError as e:  # a damaged package: dpkg-deb said why on stderr
+            proc.kill()
+            raise DebianError(f"{deb.name}: its files cannot be read ({e})") from e
         proc.wait()
     return None
 

@@ -1,6 +1,6 @@
 """Which kernels to test, and where their images come from: Debian packages
-(downloaded once, image extracted, cached with its sha256), image files, or the
-host kernel itself, run natively."""
+(downloaded once, or a local .deb; image extracted, cached with its sha256),
+image files, or the host kernel itself, run natively."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import hashlib
 import json
 import os
 import re
+import subprocess
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,6 +156,24 @@ def image_format(head: bytes) -> str | None:
     return None
 
 
+def kernel_id_of(package: str) -> str:
+    return re.sub(r"^linux-(image|binary)-", "", package)
+
+
+def extracted_once(where: Path, extract: Callable[[Path], None], origin_of: Callable[[str], Origin]) -> tuple[Path, Origin]:
+    """A package's image in `where`, extracted (`extract`) the first time with its origin (`origin_of` its
+    sha256), and checked against that sha256 every time. The caller holds the package's lock."""
+    image, meta = where / "vmlinuz", where / "origin.json"
+    if not (image.is_file() and meta.is_file()):
+        where.mkdir(parents=True, exist_ok=True)
+        extract(image)
+        atomic_write(meta, json.dumps(origin_of(sha256_of(image)).to_json(), indent=2) + "\n")
+    origin = Origin(**json.loads(meta.read_text()))
+    if sha256_of(image) != origin.sha256:
+        raise DebianError(f"cached image {image} does not match its recorded sha256; delete {where}")
+    return image, origin
+
+
 def discard(deb: Path) -> None:
     """A .deb once its one file is extracted, with the folder download() gave it."""
     deb.unlink()
@@ -215,21 +235,43 @@ class KernelCache:
         where = self.root / "kernels" / f"{package.name}_{package.version}"
         if package.suite not in SUITE_SOURCES:  # a distro's own repository: never Debian's image of the same name
             where = where.with_name(f"{where.name}_{self.suite(package.suite).root.name}")
-        image, meta = where / "vmlinuz", where / "origin.json"
+
+        def download(image: Path) -> None:
+            deb = self.suite(package.suite, package.arch).download(package, self.root / "debs", progress)
+            progress.step(f"extracting the kernel image from {deb.name}")
+            extract_image(deb, image)
+            discard(deb)
+
         with self.holding(package, progress):
-            if not (image.is_file() and meta.is_file()):
-                where.mkdir(parents=True, exist_ok=True)
-                deb = self.suite(package.suite, package.arch).download(package, self.root / "debs", progress)
-                progress.step(f"extracting the kernel image from {deb.name}")
-                extract_image(deb, image)
-                discard(deb)
-                origin = Origin("debian", package.name, package.version, package.suite, sha256=sha256_of(image))
-                atomic_write(meta, json.dumps(origin.to_json(), indent=2) + "\n")
-        origin = Origin(**json.loads(meta.read_text()))
-        if sha256_of(image) != origin.sha256:
-            raise DebianError(f"cached image {image} does not match its recorded sha256; delete {where}")
-        kernel_id = re.sub(r"^linux-(image|binary)-", "", package.name)
-        return Kernel(kernel_id, origin, image, origin.arch or package.arch)
+            image, origin = extracted_once(where, download, lambda sha256: Origin(
+                "debian", package.name, package.version, package.suite, sha256=sha256))
+        return Kernel(kernel_id_of(package.name), origin, image, origin.arch or package.arch)
+
+    def local_package(self, deb: Path, progress: Progress) -> Kernel:
+        """A kernel package file (--kernel FILE.deb): its image extracted once, cached by the file's sha256;
+        named as the package names itself, and apart from any other build of the same name."""
+        if not deb.is_file():
+            raise KernelSpecError(f"no package file at {deb}")
+        fields = subprocess.run(["dpkg-deb", "--field", str(deb), "Package", "Version", "Architecture"],
+                                capture_output=True, text=True, timeout=60)
+        if fields.returncode != 0:
+            why = (fields.stderr.strip().splitlines() or ["dpkg-deb failed"])[-1]
+            raise KernelSpecError(f"{deb} is not a Debian package ({why}): not booted")
+        control = dict(line.split(": ", 1) for line in fields.stdout.splitlines() if ": " in line)
+        name, version, arch = control.get("Package", ""), control.get("Version", ""), control.get("Architecture", "")
+        if arch not in BOOTABLE_ARCHES:
+            raise KernelSpecError(f"{deb} is a package for {arch or 'no architecture'}; sigwake boots "
+                                  f"{', '.join(BOOTABLE_ARCHES)} kernels: not booted")
+        digest = sha256_of(deb)
+
+        def extract(image: Path) -> None:
+            progress.step(f"extracting the kernel image from {deb.name}")
+            extract_image(deb, image)
+
+        with held(self.root / "locks" / f"deb-{digest[:16]}.lock", progress, deb.name):
+            image, origin = extracted_once(self.root / "kernels" / f"deb-{digest[:16]}", extract, lambda sha256: Origin(
+                "debian", name, version, "local", path=str(deb.resolve()), sha256=sha256))
+        return Kernel(f"deb-{kernel_id_of(name)}-{digest[:8]}", origin, image, arch)
 
     def source_tarball(self, series: str, progress: Progress) -> Path:
         """linux-source-<series>'s tarball (e.g. 6.1, 6.12), from the first suite that has it; cached."""
@@ -256,11 +298,14 @@ class KernelCache:
         return dest
 
     def resolve(self, spec: str | DebianQuery, progress: Progress) -> list[Kernel]:
-        """A query (expand_specs turns `default` into them), `host`, a path to an image, or a Debian package name."""
+        """A query (expand_specs turns `default` into them), `host`, a path to an image or to a .deb, or a Debian
+        package name."""
         if isinstance(spec, DebianQuery):
             return [self.fetch(self.newest(spec, progress), progress)]
         if spec == "host":
             return [host_kernel()]
+        if spec.endswith(".deb"):
+            return [self.local_package(Path(spec), progress)]
         if "/" in spec or Path(spec).exists():
             return [file_kernel(Path(spec))]
         if re.fullmatch(r"([a-z-]+:)?linux-[a-z]+-[0-9][A-Za-z0-9.+~-]*", spec):
