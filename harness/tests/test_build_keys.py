@@ -72,3 +72,39 @@ def test_a_cross_build_without_its_compiler_names_the_package(tmp_path: Path,
     request = BuildRequest(tmp_path, (), arch="arm64")
     with pytest.raises(BuildError, match="needs Debian's gcc-aarch64-linux-gnu"):
         KernelBuilder(tmp_path / "cache").build(request, Progress())
+
+
+def fake_tree(tree: Path) -> Path:
+    """A tree whose Makefile and merge_config.sh do what the kernel's do to .config, and say what they did."""
+    (tree / "scripts/kconfig").mkdir(parents=True)
+    (tree / "Makefile").write_text(
+        "tinyconfig:\n\techo 'CONFIG_TINY=y' > $(O)/.config\n"
+        "olddefconfig:\n\techo olddefconfig >> $(O)/made\n"
+        "bzImage:\n\tmkdir -p $(O)/arch/x86/boot && echo image > $(O)/arch/x86/boot/bzImage\n")
+    merge = tree / "scripts/kconfig/merge_config.sh"
+    merge.write_text('#!/bin/sh\nshift 2\nfor f; do cat "$f" >> .config; echo "$(basename "$f")" >> merged; done\n')
+    merge.chmod(0o755)
+    git(tree, "init", "-q")
+    commit_all(tree, "base")
+    return tree
+
+
+def test_a_full_config_is_the_base_with_its_own_keys_then_the_fragments_and_keys_its_build(tmp_path: Path) -> None:
+    tree = fake_tree(tmp_path / "tree")
+    (tmp_path / "perf.config").write_text("# sigwake: essential\nCONFIG_PERF_EVENTS=y\n")
+    distro = tmp_path / "config-6.12.118+deb13-amd64"
+    distro.write_text('CONFIG_MODULES=y\nCONFIG_SYSTEM_TRUSTED_KEYS="debian/certs/debian-uefi-certs.pem"\n')
+    request = BuildRequest(tree, (tmp_path / "perf.config",))
+    builder = KernelBuilder(tmp_path / "cache", jobs=1, base_config=distro)
+    built = builder.build(request, Progress(quiet=True))
+    out = builder.objects_dir(tree)
+    config = (out / ".config").read_text()
+    assert "CONFIG_TINY" not in config and config.startswith("CONFIG_MODULES=y\n")  # no tinyconfig under it
+    assert (out / "merged").read_text().split() == ["own-keys.config", "perf.config"]
+    assert config.rstrip().endswith("CONFIG_PERF_EVENTS=y")  # the fragments win over the base
+    assert built.config == "config-6.12.118+deb13-amd64 + own-keys.config + perf.config"
+    # the base config keys the build: another config, or none, is another kernel
+    tiny = KernelBuilder(tmp_path / "cache", jobs=1).build(request, Progress(quiet=True))
+    assert tiny.config == "tinyconfig + perf.config" and "CONFIG_TINY=y" in (out / ".config").read_text()
+    distro.write_text("CONFIG_MODULES=n\n")
+    assert len({built.key, tiny.key, request_key(request, built.tree_state, distro)}) == 3

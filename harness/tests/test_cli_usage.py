@@ -71,3 +71,8 @@ def test_every_option_says_what_it_is_and_its_default(command: str) -> None:
 def test_the_launchers_own_commands_are_not_carried_out_by_the_harness(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["test"]) == 2 and main(["setup"]) == 2
     assert "the launcher's own command: ./sigwake test" in capsys.readouterr().err
+
+
+def test_a_config_that_is_not_there_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["build", "--tree", "/nonexistent", "--config", "/nonexistent/config-6.12"]) == 2
+    assert "--config /nonexistent/config-6.12: no such file" in capsys.readouterr().err

@@ -79,9 +79,10 @@ COMMANDS = (
             "this machine's\nbuild of the programs.",
             ("./sigwake report", "./sigwake report --format summary"), TOOL_MEANING),
     Command("build", "build the reproducers (Meson); with --tree, a kernel from source",
-            "Build the reproducers and the guest's init into --build-dir; with --tree, also a kernel (tinyconfig "
-            "and the\nfragments), cached by the tree's state.",
-            ("./sigwake build", "./sigwake build --tree ~/linux --fragment kernel-configs/smp.config"), TOOL_MEANING),
+            "Build the reproducers and the guest's init into --build-dir; with --tree, also a kernel (tinyconfig, "
+            "or --config,\nand the fragments), cached by the tree's state and its configuration.",
+            ("./sigwake build", "./sigwake build --tree ~/linux --fragment kernel-configs/smp.config",
+             "./sigwake build --tree ~/linux --config /boot/config-6.12.118+deb13-amd64"), TOOL_MEANING),
     Command("lava-jobs", "write a LAVA job definition per kernel (and its files); submit nothing",
             "Write one LAVA job definition per kernel, with the kernel, the initramfs and each job's token, for a "
             "lab to run\n(./sigwake run --target lava submits and waits itself).",
@@ -143,8 +144,11 @@ def cpus_option(p: argparse.ArgumentParser) -> None:
 
 def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = False) -> None:
     p.add_argument("--tree", type=Path, required=tree_required, help="a git kernel tree")
+    p.add_argument("--config", type=Path, metavar="FILE",
+                   help="a full .config to start from, e.g. a distro's (default: tinyconfig); the fragments are "
+                        "merged on top")
     p.add_argument("--fragment", action="append", type=Path, default=[],
-                   help="config fragment(s) on tinyconfig; repeatable (default: kernel-configs/ "
+                   help="config fragment(s) merged on the base; repeatable (default: kernel-configs/ "
                         + ", ".join(kconfig.DEFAULT_FRAGMENTS) + ")")
     cache_option(p)
     p.add_argument("--ccache", type=Path, default=None, help="ccache directory (default: <cache>/ccache)")

@@ -227,7 +227,9 @@ def fragments_of(args: argparse.Namespace) -> tuple[Path, ...]:
 
 
 def builder_of(args: argparse.Namespace) -> KernelBuilder:
-    return KernelBuilder(args.cache, args.jobs, args.ccache)
+    if args.config is not None and not args.config.is_file():
+        raise ValueError(f"--config {args.config}: no such file")
+    return KernelBuilder(args.cache, args.jobs, args.ccache, args.config)
 
 
 def build_command(args: argparse.Namespace) -> Ended:

@@ -132,8 +132,10 @@ def pinned_identity(tree: Path) -> dict[str, str]:
             "KBUILD_BUILD_VERSION": "1"}
 
 
-def request_key(request: BuildRequest, state: str) -> str:
+def request_key(request: BuildRequest, state: str, base_config: Path | None = None) -> str:
     digest = hashlib.sha256(f"{KERNEL_ARCHES[request.arch].make_arch} {request.base} {state}".encode())
+    if base_config is not None:
+        digest.update(b"base config\0" + base_config.read_bytes())
     for path in (*request.fragments, *request.patches):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
@@ -144,6 +146,9 @@ class KernelBuilder:
     cache: Path  # builds/<key>/ (image, log, meta), objects/<tree>/ (O=), ccache/
     jobs: int = os.cpu_count() or 1
     ccache: Path | None = None  # default: <cache>/ccache
+    # A full .config (--config, e.g. a distro's) every build starts from instead of the request's base target;
+    # the fragments are merged on top, and own-keys.config makes the build's own signing keys.
+    base_config: Path | None = None
 
     def build(self, request: BuildRequest, progress: Progress) -> BuiltKernel:
         arch = KERNEL_ARCHES[request.arch]
@@ -151,7 +156,7 @@ class KernelBuilder:
             raise BuildError(f"no {arch.cross_compile}gcc: a kernel for {request.arch} needs Debian's "
                              f"gcc-{arch.cross_compile.rstrip('-')}")
         state = tree_state(request.tree)
-        key = request_key(request, state)
+        key = request_key(request, state, self.base_config)
         dest = self.cache / "builds" / key
         meta = dest / "meta.json"
         if meta.exists():
@@ -177,9 +182,10 @@ class KernelBuilder:
         built_image = out / "vmlinux" if target == "vmlinux" else out / arch.image
         image = dest / target
         shutil.copyfile(built_image, image)
-        config = " + ".join(p.name for p in (*request.fragments, *request.patches))
+        config = " + ".join(p.name for p in (*self.fragments_of(request), *request.patches))
         built = BuiltKernel(image, key, state, log, round(time.monotonic() - start, 1), False, warnings,
-                            str(request.tree.resolve()), f"{request.base} + {config}", started, code_digest(image))
+                            str(request.tree.resolve()), f"{self.base_of(request)} + {config}", started,
+                            code_digest(image))
         atomic_write(meta, json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
         progress.step(f"built {image} in {built.seconds} s")
         return built
@@ -189,15 +195,26 @@ class KernelBuilder:
         name = hashlib.sha256(str(tree.resolve()).encode()).hexdigest()[:12]
         return self.cache / "objects" / (name if arch == "amd64" else f"{name}-{arch}")
 
+    def base_of(self, request: BuildRequest) -> str:
+        return self.base_config.name if self.base_config else request.base
+
+    def fragments_of(self, request: BuildRequest) -> tuple[Path, ...]:
+        """A full .config names its distro's certificates, which no other tree holds: own-keys.config first."""
+        return (kconfig.OWN_KEYS, *request.fragments) if self.base_config else request.fragments
+
     def _configure(self, request: BuildRequest, out: Path, log_file: TextIO, progress: Progress) -> list[str]:
-        progress.step(f"configuring: {request.base} + {', '.join(p.stem for p in request.fragments)}")
-        self._make(request.tree, out, [request.base], log_file, progress, "make " + request.base, request.arch)
+        fragments = self.fragments_of(request)
+        progress.step(f"configuring: {self.base_of(request)} + {', '.join(p.stem for p in fragments)}")
+        if self.base_config:
+            shutil.copyfile(self.base_config, out / ".config")
+        else:
+            self._make(request.tree, out, [request.base], log_file, progress, "make " + request.base, request.arch)
         merge = request.tree.resolve() / "scripts/kconfig/merge_config.sh"
         # With -m it writes $KCONFIG_CONFIG relative to the working directory: run it in O=.
-        self._run([str(merge), "-m", ".config", *[str(p.resolve()) for p in request.fragments]], out, log_file,
+        self._run([str(merge), "-m", ".config", *[str(p.resolve()) for p in fragments]], out, log_file,
                   progress, "merge_config.sh")
         self._make(request.tree, out, ["olddefconfig"], log_file, progress, "make olddefconfig", request.arch)
-        result = kconfig.check([kconfig.read_fragment(p) for p in request.fragments],
+        result = kconfig.check([kconfig.read_fragment(p) for p in fragments],
                                kconfig.read_options((out / ".config").read_text()))
         for warning in result.warnings:
             progress.step(f"warning: {warning}")

@@ -1,6 +1,6 @@
 """Kernel config fragments (kernel-configs/*.config): merged with the tree's own
-scripts/kconfig/merge_config.sh onto a base config (tinyconfig), then
-olddefconfig; afterwards every requested option is checked, since Kconfig
+scripts/kconfig/merge_config.sh onto a base config (tinyconfig, or a full
+.config such as a distro's), then olddefconfig; afterwards every requested option is checked, since Kconfig
 silently drops what the tree does not have or what a dependency forbids."""
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ ESSENTIAL = "# sigwake: essential"
 # debug.config are there to add with --fragment.
 DEFAULT_FRAGMENTS = ("qemu-boot", "perf", "pvh", "bpf", "tracepoints")
 # Another architecture's: its own board's console and power-off, no PVH (an x86 entry point).
+# Merged first onto a full .config (--config): a distro's names certificate files only its own tree has.
+OWN_KEYS = Path(__file__).resolve().parents[3] / "kernel-configs" / "own-keys.config"
 ARCH_FRAGMENTS = {"amd64": DEFAULT_FRAGMENTS, "arm64": ("qemu-boot-arm64", "perf", "bpf", "tracepoints")}
 
 
