@@ -1,5 +1,7 @@
 #include "case_loop.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -15,6 +17,15 @@ namespace {
 
 // A program's name: its file's.
 std::string base_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// Whether a run is one LoopConfig::cases names (a case's name, or a program's without cases).
+bool selected(const std::vector<std::string>& globs, const std::string& name) {
+  if (globs.empty()) return true;
+  for (const std::string& glob : globs) {
+    if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
 
 // A case as its program lists it: its name, then what it must be granted (lib/grants.h).
 struct ListedCase {
@@ -213,6 +224,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
       if (invocations.empty()) invocations.push_back({&program, {program.path}, {}});
       for (Invocation& invocation : invocations) {
         const auto& argv = invocation.argv;
+        if (!selected(config.cases, argv.size() == 3 ? argv[2] : program.name)) continue;
         const std::string key = run_key(config.passes[i].name, program.name, argv.size() == 3 ? argv[2] : "");
         if (resuming) {
           resuming = key != config.resume_after;

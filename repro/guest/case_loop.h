@@ -39,6 +39,9 @@ constexpr const char* kTaintedSysctl = "/proc/sys/kernel/tainted";
 
 struct LoopConfig {
   std::vector<std::string> programs;  // paths, run in this order
+  // Globs (fnmatch) over case names, a program without cases by its own name: only the runs they name.
+  // Empty: every case. The harness's rule is the same (catalogue.py, Catalogue.matching).
+  std::vector<std::string> cases;
   std::vector<Pass> passes;
   long long repeat = 1;  // the most runs of each case
   // Adaptive repeats: a case whose first `agree` runs ended alike (the same verdict, or the same way of

@@ -14,6 +14,7 @@
 //   sigwake.mode=poweroff    report the uptime at /init and power off (bench)
 //   sigwake.resume=P/PROG/C  leave out every run up to and including that one's
 //                            (the fresh boot after a crash carries on past it)
+//   sigwake.cases=G,...      only the cases these globs name (run --case)
 // (keys and defaults: repro/protocol.json)
 #include <dirent.h>
 #include <fcntl.h>
@@ -128,6 +129,8 @@ int main() {
   config.repeat = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyRepeat, ""), protocol::kDefaultRepeat);
   config.agree = sigwake::positive_or(sigwake::option_value(cmdline, protocol::kKeyAgree, ""), protocol::kDefaultAgree);
   config.resume_after = sigwake::option_value(cmdline, protocol::kKeyResume, "");
+  const std::string cases = sigwake::option_value(cmdline, protocol::kKeyCases, "");
+  if (!cases.empty()) config.cases = sigwake::split(cases, ',');
   config.confined = true;
   sigwake::PrintkClock printk_clock;
   config.printk_clock = [&printk_clock] { return printk_clock.mark(); };

@@ -62,9 +62,10 @@ void print_protocol() {
   std::printf("default repeat %lld\ndefault agree %lld\ndefault timeout_ms %lld\ndefault peer_timeout_ms %lld\n",
               protocol::kDefaultRepeat, protocol::kDefaultAgree, protocol::kDefaultTimeoutMs,
               protocol::kDefaultPeerTimeoutMs);
-  std::printf("key timeout_ms %s\nkey repeat %s\nkey agree %s\nkey passes %s\nkey mode %s\nkey resume %s\ntoken_file %s\nlava_file %s\n",
+  std::printf("key timeout_ms %s\nkey repeat %s\nkey agree %s\nkey passes %s\nkey mode %s\nkey resume %s\n"
+              "key cases %s\ntoken_file %s\nlava_file %s\n",
               protocol::kKeyTimeoutMs, protocol::kKeyRepeat, protocol::kKeyAgree, protocol::kKeyPasses,
-              protocol::kKeyMode, protocol::kKeyResume, protocol::kTokenFile, protocol::kLavaFile);
+              protocol::kKeyMode, protocol::kKeyResume, protocol::kKeyCases, protocol::kTokenFile, protocol::kLavaFile);
   for (const protocol::ReportKey& k : protocol::kReportKeys) std::printf("report %s %s\n", k.name, k.key);
 }
 
@@ -87,10 +88,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--repeat" && i + 1 < argc) config.repeat = sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultRepeat);
     else if (arg == "--agree" && i + 1 < argc) config.agree = sigwake::positive_or(argv[++i], sigwake::protocol::kDefaultAgree);
     else if (arg == "--passes" && i + 1 < argc) passes = argv[++i];
+    else if (arg == "--cases" && i + 1 < argc) config.cases = sigwake::split(argv[++i], ',');
     else if (arg == "--peer" && i + 1 < argc) config.peers.push_back(argv[++i]);
     else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] "
-                           "[--peer SELFTEST]... PROGRAM...\n");
+                           "[--cases GLOB,...] [--peer SELFTEST]... PROGRAM...\n");
       return 2;
     } else config.programs.push_back(arg);
   }

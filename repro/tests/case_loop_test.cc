@@ -70,5 +70,34 @@ TEST(CaseLoop, ACaseGetsTheGrantsItAsksForOnlyInAReviewedProgram) {
                    "(repro/guest/runner.cc): it runs without"));
 }
 
+TEST(CaseLoop, OnlyTheCasesTheGlobsNameRunAndAProgramWithoutCasesByItsName) {
+  char directory[] = "/tmp/sigwake-caseloop-XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  const std::string listed = std::string(directory) + "/listed", whole = std::string(directory) + "/whole";
+  std::ofstream(listed) << "#!/bin/sh\n[ \"$1\" = --list ] && { echo watermark_sigio; echo watermark_poll; echo "
+                           "overflow_sigio; exit 0; }\necho \"ran $2\"\n";
+  std::ofstream(whole) << "#!/bin/sh\n[ \"$1\" = --list ] && exit 0\necho ran whole\n";
+  for (const std::string& path : {listed, whole}) chmod(path.c_str(), 0755);
+  const auto ran = [&](std::vector<std::string> globs) {
+    LoopConfig config;
+    config.programs = {listed, whole};
+    config.cases = std::move(globs);
+    config.passes = {Pass{"root", -1, ""}};
+    config.budget = std::chrono::milliseconds(5000);
+    std::vector<std::string> said;
+    run_cases(config, PassHooks{}, nullptr, [&said](const std::string& line) {
+      if (line.rfind("    ran ", 0) == 0 || line.rfind("1..", 0) == 0) said.push_back(line.substr(line.find_first_not_of(' ')));
+    });
+    return said;
+  };
+  EXPECT_EQ(ran({"watermark_*"}), (std::vector<std::string>{"1..2", "ran watermark_sigio", "ran watermark_poll"}));
+  EXPECT_EQ(ran({"overflow_sigio", "whole"}), (std::vector<std::string>{"1..2", "ran overflow_sigio", "ran whole"}));
+  EXPECT_EQ(ran({}).size(), 5u);  // no globs: every case
+  EXPECT_EQ(ran({"nothing*"}), (std::vector<std::string>{"1..0"}));
+  unlink(listed.c_str());
+  unlink(whole.c_str());
+  rmdir(directory);
+}
+
 }  // namespace
 }  // namespace sigwake

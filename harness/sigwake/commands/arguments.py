@@ -55,6 +55,7 @@ COMMANDS = (
             "kernel's verdicts\nunder --results with its console, and write every report (summary, matrix.md, "
             "KTAP, JUnit, KCIDB, index.html).",
             ("./sigwake run", "./sigwake run --kernel linux-image-6.12.118+deb13-amd64 --kernel host",
+             "./sigwake run --kernel host --case 'watermark_*' --case overflow_sigio",
              "./sigwake run --kernel /boot/vmlinuz-6.12.118+deb13-amd64 --json",
              "./sigwake run --kernel ./linux-image-6.12.118+deb13-amd64_6.12.118-1_amd64.deb")),
     Command("validate-patch", "build a tree without and with patches, boot both, and compare",
@@ -224,6 +225,9 @@ def parser() -> argparse.ArgumentParser:
     quiet_option(run)
     jobs_option(run, "kernels run at once, each its own QEMU, or LAVA jobs in flight (default: the cores, "
                      "%(default)s)")
+    run.add_argument("--case", action="append", dest="cases", metavar="NAME", default=[],
+                     help="only this case (a glob, e.g. 'watermark_*'; a program without cases by its name); "
+                          "repeatable (default: every case)")
     run.add_argument("--resume", action="store_true",
                      help="keep kernels already recorded for the same image and the same programs")
     run.add_argument("--peer-selftests", action="store_true",

@@ -118,7 +118,7 @@ def run_command(args: argparse.Namespace) -> Ended:
     arches = arches_of(args.arch)
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, flavours_of(args.flavour, arches),
                        arches, tuple(args.apt_source), args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat,
-                       agree_of(args), args.cpus, args.jobs, args.resume, lab, args.peer_selftests)
+                       agree_of(args), args.cpus, args.jobs, args.resume, lab, args.peer_selftests, tuple(args.cases))
     # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)

@@ -48,6 +48,7 @@ class RunConfig:
     resume: bool = False  # skip kernels already recorded for the same image and the same programs
     lab: LavaLab | None = None  # boot the images as jobs of this LAVA lab instead of QEMU here
     peer_selftests: bool = False  # run the upstream perf selftests (programs/peers.py) after the cases
+    cases: tuple[str, ...] = ()  # globs naming the only cases to run (run --case); (): every case
 
 
 @dataclass
@@ -93,14 +94,16 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, options: RunOpti
     """Runs the case loop on one target and makes its result (the caller stores it)."""
     results_dir.mkdir(parents=True, exist_ok=True)
     outcome = target.run(built, options, console_log_path(results_dir, target.kernel.id))
-    runner = dataclasses.replace(target.describe(options), skipped_passes=outcome.skipped, programs=programs)
+    runner = dataclasses.replace(target.describe(options), skipped_passes=outcome.skipped, programs=programs,
+                                 cases=list(options.cases))
     return outcome.as_result(target.kernel.id, runner, target.kernel.origin.in_job(outcome.job_id, outcome.job_url),
                              commit)
 
 
-def recorded_before(results_dir: Path, kernel: Kernel, programs: str, cpus: int) -> KernelResult | None:
-    """The kernel's stored result, if it was made from the same image with the same programs on as many vCPUs
-    (a QEMU boot's: a case that needs two is another run on one) and ran."""
+def recorded_before(results_dir: Path, kernel: Kernel, programs: str, cpus: int,
+                    cases: tuple[str, ...] = ()) -> KernelResult | None:
+    """The kernel's stored result, if it was made from the same image with the same programs and the same case
+    globs on as many vCPUs (a QEMU boot's: a case that needs two is another run on one) and ran."""
     try:
         earlier = load_result(results_dir / f"{kernel.id}.json")
     except (OSError, ValueError, KeyError, TypeError):
@@ -109,7 +112,8 @@ def recorded_before(results_dir: Path, kernel: Kernel, programs: str, cpus: int)
                                                                     earlier.release == os.uname().release)
     ran = earlier.boot.status in ("ok", "native")
     same_cpus = earlier.runner.mode != "qemu" or earlier.runner.cpus == cpus
-    return earlier if same_image and ran and same_cpus and earlier.runner.programs == programs else None
+    same_runs = earlier.runner.programs == programs and earlier.runner.cases == list(cases)
+    return earlier if same_image and ran and same_cpus and same_runs else None
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,8 @@ def arch_kit(arch: str, config: RunConfig, host: ArchKit, place: Place, progress
         raise BuildError(missing)
     built = binaries_mod.build_for(arch, config.source, config.build_dir, config.cache, progress,
                                    host.selftests)
+    if config.cases:
+        built = built.with_cases(config.cases)
     initrd = built.initramfs(binaries_mod.initramfs_path(arch, config.build_dir, bool(built.peers)))
     options = place.options_for(host.options, arch, config.accel)
     progress.step(f"{arch}: accelerator {options.accel.name} ({options.accel.reason})")
@@ -147,6 +153,8 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     cache = KernelCache(config.cache, config.apt_sources)
     selftests = peers.selftest_sources(cache, progress) if config.peer_selftests else None
     built = binaries_mod.build(config.source, config.build_dir, progress, selftests=selftests)
+    if config.cases:
+        built = built.with_cases(config.cases)
     initrd = built.initramfs(binaries_mod.initramfs_path(HOST_ARCH, config.build_dir, bool(built.peers)))
     place: Place = config.lab or QemuHere()
     accel = place.accel(config.accel)
@@ -155,7 +163,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
         summary.failures.append(problem)
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
     options = RunOptions(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
-                        agree=config.agree, peers=len(built.peers), stop=stop)
+                        agree=config.agree, peers=len(built.peers), stop=stop, cases=config.cases)
     commit = source_commit(config.source)
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
@@ -185,7 +193,8 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     pending = []
     for kernel in kernels:
         programs = kits[kernel.arch].programs
-        earlier = recorded_before(config.results_dir, kernel, programs, config.cpus) if config.resume else None
+        earlier = recorded_before(config.results_dir, kernel, programs, config.cpus, config.cases) if config.resume \
+            else None
         if earlier is not None:
             progress.step(f"{kernel.id}: recorded before for this image and these programs, kept (--resume)")
             summary.results.append(earlier)

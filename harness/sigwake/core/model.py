@@ -10,11 +10,12 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 9  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+SCHEMA = 10  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
 # 5: the upstream selftests' results (peers); 6: the boot says whether the kernel started (printed its banner),
 # and what the selftests need of the machine (breakpoint, pmu) as probed before they ran; 7: whether the target
 # (not the kernel) ended the boot; 8: a report's task, and where one no case's was printed; 9: when the kernel
-# printed a report (its log's clock), by which it is placed among the runs
+# printed a report (its log's clock), by which it is placed among the runs; 10: the globs that named the only
+# cases run (run --case)
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -83,6 +84,7 @@ class Runner:
     memory_mb: int = 0
     skipped_passes: dict[str, str] = field(default_factory=dict)  # pass -> why the target could not run it
     programs: str = ""  # sha256 of the programs that ran (the init, the runner, every reproducer)
+    cases: list[str] = field(default_factory=list)  # the globs that named the only runs made (run --case); []: all
 
 
 @dataclass

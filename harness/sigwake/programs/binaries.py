@@ -35,6 +35,14 @@ class Binaries:
         chosen = {name: path for name, path in self.reproducers.items() if not programs or name in programs}
         return dataclasses.replace(self, reproducers=chosen)
 
+    def with_cases(self, globs: tuple[str, ...]) -> Binaries:
+        """Only the programs holding a run `globs` name (run --case; the guest runs only those runs of them)."""
+        unmatched = self.catalogue.unmatched(globs, sorted(self.reproducers))
+        if unmatched:
+            raise ValueError(f"--case {', '.join(unmatched)}: names no case; there are "
+                             f"{', '.join(self.catalogue.cases)}")
+        return self.select(list(self.catalogue.cases_of(sorted(self.reproducers), globs)))
+
     def within_cpus(self, cpus: int) -> tuple[Binaries, dict[str, int]]:
         """The programs a boot of `cpus` vCPUs can run, and each left out with the CPUs its cases need (every
         case of it needs more: facts' cpus)."""

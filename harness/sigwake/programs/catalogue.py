@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from ..core import schema
@@ -70,9 +71,20 @@ class Catalogue:
         """The cases an upstream selftest program's tests are compared with."""
         return [c for c in self.cases.values() if program in c.peers]
 
-    def cases_of(self, programs: list[str]) -> dict[str, tuple[str, ...]]:
-        """Each program's cases, in order (a program the facts do not know: none)."""
-        return {p: tuple(c.name for c in self.cases.values() if c.program == p) for p in programs}
+    def cases_of(self, programs: list[str], globs: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+        """Each program's cases, in order (a program the facts do not know: none). With `globs` (run --case), only
+        the runs they name, by the guest's rule (repro/guest/case_loop.h, LoopConfig::cases): a case by its name, a
+        program without cases by its own; a program left with none is left out."""
+        every = {p: tuple(c.name for c in self.cases.values() if c.program == p) for p in programs}
+        if not globs:
+            return every
+        named = {p: tuple(n for n in cases if any(fnmatchcase(n, g) for g in globs)) if cases else
+                 (() if any(fnmatchcase(p, g) for g in globs) else None) for p, cases in every.items()}
+        return {p: cases for p, cases in named.items() if cases is not None and (cases or not every[p])}
+
+    def unmatched(self, globs: tuple[str, ...], programs: list[str]) -> list[str]:
+        """The globs that name no run of `programs`."""
+        return [g for g in globs if not self.cases_of(programs, (g,))]
 
     def defining(self, case: str) -> tuple[str, ...]:
         found = self.cases.get(case)

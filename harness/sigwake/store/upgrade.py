@@ -6,7 +6,7 @@ runner's `qemu` (QEMU's version) is its `machine`, which names a lab's device
 too. 4 -> 5: no peers ran (the upstream selftests' results are new). 5 -> 6: the kernel started when its
 console log shows its banner, or when our init ran. 6 -> 7: no target failure was told apart (every boot
 ended by the kernel or by sigwake). 7 -> 8: no report names its task or, outside every case, its place. 8 -> 9: no
-report's timestamp was kept. QA, the bare list of lines -> schema 1: the same lines under a version."""
+report's timestamp was kept. 9 -> 10: every case was run (no run --case globs). QA, the bare list of lines -> schema 1: the same lines under a version."""
 
 from __future__ import annotations
 
@@ -66,6 +66,10 @@ def schema_8_to_9(data: dict[str, Any]) -> dict[str, Any]:
     return dict(data, schema=9, splats=[{"printk_s": None, **s} for s in data.get("splats", [])])
 
 
+def schema_9_to_10(data: dict[str, Any]) -> dict[str, Any]:
+    return dict(data, schema=10)
+
+
 def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
     """The data at the current schema; older ones step by step. ValueError for a schema not known."""
     if data.get("schema") == 2:
@@ -82,6 +86,8 @@ def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
         data = schema_7_to_8(data)
     if data.get("schema") == 8:
         data = schema_8_to_9(data)
+    if data.get("schema") == 9:
+        data = schema_9_to_10(data)
     return data
 
 

@@ -16,7 +16,8 @@ def boot_arguments(config: RunOptions, mode: str = "run", resume: str = "") -> t
     keys = protocol.KEYS
     return (f"{keys['timeout_ms']}={config.repro_timeout_ms}", f"{keys['mode']}={mode}",
             f"{keys['repeat']}={config.repeat}", f"{keys['agree']}={config.agree}", f"{keys['passes']}={','.join(config.privileges)}",
-            *([f"{keys['resume']}={resume}"] if resume else []))
+            *([f"{keys['resume']}={resume}"] if resume else []),
+            *([f"{keys['cases']}={','.join(config.cases)}"] if config.cases else []))
 
 
 def write_boot_initrd(initrd: Path, token: str, out_path: Path, lava_table: str = "") -> None:

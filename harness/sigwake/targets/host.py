@@ -24,7 +24,7 @@ def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> Kerne
     timeout_s = config.timeout_for(len(programs))
     argv = [*qemu.DIE_WITH_US, str(binaries.runner), "--timeout-ms", str(config.repro_timeout_ms), "--repeat", str(config.repeat),
             "--agree", str(config.agree),
-            "--passes", ",".join(config.privileges),
+            "--passes", ",".join(config.privileges), *(("--cases", ",".join(config.cases)) if config.cases else ()),
             *(a for name in sorted(binaries.peers) for a in ("--peer", str(binaries.peers[name]))),
             *(str(binaries.reproducers[name]) for name in programs)]
     start = time.monotonic()
@@ -38,7 +38,7 @@ def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> Kerne
     console_log.parent.mkdir(parents=True, exist_ok=True)
     console_log.write_text(stdout)
     outcome = interpret(Capture(stdout, code, timed_out, time.monotonic() - start, stderr), token, programs,
-                        config.privileges, timeout_s, config.repeat, binaries.catalogue.cases_of(programs))
+                        config.privileges, timeout_s, config.repeat, binaries.catalogue.cases_of(programs, config.cases))
     if outcome.boot.status == "ok":  # nothing booted: the host ran it
         outcome = dataclasses.replace(outcome, boot=dataclasses.replace(outcome.boot, status="native"))
     return outcome

@@ -163,7 +163,7 @@ class LavaTarget:
         """A job, and after one that crashed or hung once the init ran programs, fresh jobs for the runs after
         it (fresh_boots.py), as a local boot has; the first job's id and page are the result's."""
         programs = sorted(binaries.reproducers)
-        cases = binaries.catalogue.cases_of(programs)
+        cases = binaries.catalogue.cases_of(programs, config.cases)
         table = self.lab.table(binaries.catalogue, config.privileges, self.kernel.origin.kind, config.cpus)
         jobs: list[tuple[str, str]] = []
 

@@ -25,6 +25,7 @@ class RunOptions:
     repeat: int = protocol.DEFAULT_REPEAT  # the most runs of each case per pass
     agree: int = protocol.DEFAULT_AGREE  # a case whose first `agree` runs agree stops there (>= repeat: all run)
     privileges: tuple[str, ...] = PRIVILEGES
+    cases: tuple[str, ...] = ()  # globs naming the only runs to make (run --case; catalogue.cases_of); (): all
     stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
     slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
     peers: int = 0  # upstream selftest programs the guest runs after the cases (each up to its own deadline)

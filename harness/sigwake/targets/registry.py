@@ -46,7 +46,7 @@ class QemuTarget:
     def run(self, binaries: Binaries, config: RunOptions, console_log: Path) -> KernelOutcome:
         programs = sorted(binaries.reproducers) if self.mode == "run" else []
         return run_qemu(self.kernel, self.initrd, programs, config, console_log, self.mode,
-                        binaries.catalogue.cases_of(programs))
+                        binaries.catalogue.cases_of(programs, config.cases))
 
     def describe(self, config: RunOptions) -> Runner:
         return Runner("qemu", config.repeat, self.machine, config.accel.name, config.accel.reason, config.cpus,
