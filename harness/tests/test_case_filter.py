@@ -17,6 +17,7 @@ from sigwake.judge.gate import of_run
 from sigwake.kernels.kernels import Kernel
 from sigwake.programs.binaries import Binaries
 from sigwake.programs.catalogue import Catalogue
+from sigwake.reports.render_summary import render_summary
 from sigwake.store.store import load_result, write_result
 from sigwake.targets.boot_image import boot_arguments
 from sigwake.targets.options import RunOptions
@@ -73,3 +74,5 @@ def test_only_the_named_cases_run_in_a_guest_and_natively(tmp_path: Path, kernel
             result.kernel_id
     assert "root" in {r.privilege for r in summary.results[0].reproducers}  # the guest ran its passes
     assert of_run(summary.results, catalogue).untested == []  # nothing asked for is missing
+    said = render_summary(summary.results, catalogue)  # never read as a whole run
+    assert all(line.endswith("; only --case watermark_poll_* exit_wakeup_sigio") for line in said.splitlines()[:2])
