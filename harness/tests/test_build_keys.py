@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sigwake.core.progress import Progress
-from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git, request_key, tree_state
+from sigwake.kernels import kconfig
+from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git, request_key, snapshot_config, tree_state
 from sigwake.kernels.source_tree import commit_all
 
 
@@ -89,7 +90,8 @@ def fake_tree(tree: Path) -> Path:
     return tree
 
 
-def test_a_full_config_is_the_base_with_its_own_keys_then_the_fragments_and_keys_its_build(tmp_path: Path) -> None:
+def test_a_full_config_is_the_base_with_its_own_keys_then_the_fragments_and_keys_its_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = fake_tree(tmp_path / "tree")
     (tmp_path / "perf.config").write_text("# sigwake: essential\nCONFIG_PERF_EVENTS=y\n")
     distro = tmp_path / "config-6.12.118+deb13-amd64"
@@ -102,9 +104,18 @@ def test_a_full_config_is_the_base_with_its_own_keys_then_the_fragments_and_keys
     assert "CONFIG_TINY" not in config and config.startswith("CONFIG_MODULES=y\n")  # no tinyconfig under it
     assert (out / "merged").read_text().split() == ["own-keys.config", "perf.config"]
     assert config.rstrip().endswith("CONFIG_PERF_EVENTS=y")  # the fragments win over the base
-    assert built.config == "config-6.12.118+deb13-amd64 + own-keys.config + perf.config"
+    sha = hashlib.sha256(distro.read_bytes()).hexdigest()[:12]
+    assert built.config == f"config-6.12.118+deb13-amd64 (sha256 {sha}) + own-keys.config + perf.config"
     # the base config keys the build: another config, or none, is another kernel
     tiny = KernelBuilder(tmp_path / "cache", jobs=1).build(request, Progress(quiet=True))
     assert tiny.config == "tinyconfig + perf.config" and "CONFIG_TINY=y" in (out / ".config").read_text()
-    distro.write_text("CONFIG_MODULES=n\n")
+    # the base config keys the build, and so does own-keys.config merged on it
+    keyed = request_key(request, built.tree_state, distro)
+    other_keys = tmp_path / "own-keys.config"
+    other_keys.write_text('CONFIG_SYSTEM_TRUSTED_KEYS="x.pem"\n')
+    monkeypatch.setattr(kconfig, "OWN_KEYS", other_keys)
+    assert request_key(request, built.tree_state, distro) != keyed
+    snapshot = snapshot_config(distro, tmp_path / "cache")
+    distro.write_text("CONFIG_MODULES=n\n")  # the file changes; the snapshot a command builds from does not
+    assert snapshot.read_text().startswith("CONFIG_MODULES=y") and snapshot.name == distro.name
     assert len({built.key, tiny.key, request_key(request, built.tree_state, distro)}) == 3

@@ -4,8 +4,10 @@ per command a description, examples that parse and the exit codes; every option 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -62,7 +64,8 @@ def test_every_option_says_what_it_is_and_its_default(command: str) -> None:
         if isinstance(action, argparse._HelpAction):
             continue
         assert action.help, f"{command} {action.option_strings or action.dest}: no help"
-        shown = action.default not in (None, False, [], argparse.SUPPRESS)
+        shown = not (action.default is None or action.default is False or action.default == []
+                     or action.default is argparse.SUPPRESS)
         if action.option_strings and shown:
             help_text = sub._get_formatter()._expand_help(action)
             assert "default:" in help_text and "".join(help_text.split()) in text, f"{command} {help_text}"
@@ -76,3 +79,26 @@ def test_the_launchers_own_commands_are_not_carried_out_by_the_harness(capsys: p
 def test_a_config_that_is_not_there_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["build", "--tree", "/nonexistent", "--config", "/nonexistent/config-6.12"]) == 2
     assert "--config /nonexistent/config-6.12: no such file" in capsys.readouterr().err
+
+
+def test_sigwakes_own_failure_is_could_not_test_with_its_document(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """An error no command expects (a LAVA server's socket, a lock, a bug) is never a pass nor the kernel's
+    finding: exit 3, said with its traceback, and --json's document agrees."""
+    from sigwake.commands import cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ConnectionResetError("the lab hung up")
+    monkeypatch.setattr(cli, "run_kernels", broken)
+    assert main(["run", "--kernel", "host", "--results", str(tmp_path), "--quiet", "--json"]) == 3
+    said = capsys.readouterr()
+    document = json.loads(said.out)
+    assert document["exit_code"] == 3 and document["findings"] == []
+    assert document["not_tested"] == ["could not test: sigwake failed: ConnectionResetError: the lab hung up"]
+    assert document["last_line"] == "findings: none; not tested: 1" and "Traceback" in said.err
+
+
+def test_version_runs_no_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as usage:
+        main(["--version", "run"])
+    assert usage.value.code == 2 and "--version is said alone" in capsys.readouterr().err

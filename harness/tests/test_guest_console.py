@@ -248,3 +248,14 @@ def test_a_selftest_whose_report_lost_a_frame_is_an_error_not_an_agreement() -> 
     got = interpret(outcome(console), TOKEN, ["watermark_sigio"], ("root",), 60, repeat=1, lossy=True)
     assert [(p.program, p.result) for p in got.peers] == [("watermark_signal", "error")]
     assert got.peers[0].detail.startswith("its report lost framed lines on the way")
+
+
+def test_a_case_a_program_holds_but_the_guest_did_not_run_is_lost_not_passed() -> None:
+    """The guest's plan and the host's may differ (a program listing other cases than its facts, a guest given
+    other names): a known case of a program that ran, never reported, is no pass and no silence."""
+    got = interpret(outcome(console_of(HEADER[:-1] + ["1..1"] + POLL_RUN + ["# sigwake.done=1"])), TOKEN, ["watermark_poll"],
+                    ("root",), 60, cases={"watermark_poll": ("watermark_poll", "watermark_poll_rdnorm")})
+    by_name = {r.name: r for r in got.reproducers}
+    assert by_name["watermark_poll"].verdict is Verdict.DELIVERED
+    assert by_name["watermark_poll_rdnorm"].verdict is Verdict.ERROR
+    assert by_name["watermark_poll_rdnorm"].reason == "the guest did not report this case"

@@ -17,7 +17,7 @@ import pytest
 from sigwake.programs.catalogue import Catalogue
 from sigwake.judge.flavours import flavour_findings
 from sigwake.kernels.kernels import DebianQuery, KernelSpecError, arches_of, default_kernels, expand_specs, flavours_of
-from sigwake.core.model import KernelResult, Origin, QaBoundary, QaLine, QaStep
+from sigwake.core.model import LOCAL, KernelResult, Origin, QaBoundary, QaLine, QaStep
 from sigwake.commands.orchestrator import RunConfig, RunSummary
 from sigwake.judge.change import verdict_changes
 from sigwake.commands.qa import QaConfig, lines_of, qa_queries
@@ -90,6 +90,16 @@ def test_a_flavour_that_differs_from_its_generic_twin_is_a_finding(tmp_path: Pat
     split = dataclasses.replace(RT_61, reproducers=[dataclasses.replace(
         case("watermark_sigio", Verdict.FLAKY), runs={"not-delivered": 2, "delivered": 1})])
     assert [f.case for f in flavour_findings([split, GENERIC_61])] == ["watermark_sigio"]
+    # a local package file of the same version is nobody's twin: its version names no build of Debian's
+    local = dataclasses.replace(GENERIC_61, kernel_id="deb-6.1.0-57-amd64-0a1b2c3d",
+                                origin=dataclasses.replace(GENERIC_61.origin, suite=LOCAL, path="/tmp/x.deb"))
+    assert flavour_findings([RT_61, local]) == [] and flavour_findings([local, RT_61, GENERIC_61]) == findings[:1]
+    local_rt = dataclasses.replace(RT_61, origin=dataclasses.replace(RT_61.origin, suite=LOCAL))
+    assert flavour_findings([local_rt, GENERIC_61]) == []
+    # nor is it Debian's checkout in KCIDB: its own bytes are
+    from sigwake.reports.render_kcidb import _checkout
+    assert _checkout(local, "sigwake")["id"] != _checkout(GENERIC_61, "sigwake")["id"]
+    assert "local package file" in _checkout(local, "sigwake")["comment"]
 
 
 def qa_config(tmp_path: Path, flavours: tuple[str, ...]) -> QaConfig:

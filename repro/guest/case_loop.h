@@ -39,8 +39,8 @@ constexpr const char* kTaintedSysctl = "/proc/sys/kernel/tainted";
 
 struct LoopConfig {
   std::vector<std::string> programs;  // paths, run in this order
-  // Globs (fnmatch) over case names, a program without cases by its own name: only the runs they name.
-  // Empty: every case. The harness's rule is the same (catalogue.py, Catalogue.matching).
+  // The only runs to make, by name: a case's, or a program's without cases. Empty: every case. The harness
+  // expands run --case's globs into these names (catalogue.py, Catalogue.named_runs), so no glob is matched here.
   std::vector<std::string> cases;
   std::vector<Pass> passes;
   long long repeat = 1;  // the most runs of each case

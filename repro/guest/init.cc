@@ -14,7 +14,7 @@
 //   sigwake.mode=poweroff    report the uptime at /init and power off (bench)
 //   sigwake.resume=P/PROG/C  leave out every run up to and including that one's
 //                            (the fresh boot after a crash carries on past it)
-//   sigwake.cases=G,...      only the cases these globs name (run --case)
+//   sigwake.cases=C,...      only these cases, by name (run --case's globs, expanded)
 // (keys and defaults: repro/protocol.json)
 #include <dirent.h>
 #include <fcntl.h>

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     else if (arg == "--peer" && i + 1 < argc) config.peers.push_back(argv[++i]);
     else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "usage: sigwake-run [--timeout-ms N] [--repeat N] [--agree N] [--passes P,...] "
-                           "[--cases GLOB,...] [--peer SELFTEST]... PROGRAM...\n");
+                           "[--cases NAME,...] [--peer SELFTEST]... PROGRAM...\n");
       return 2;
     } else config.programs.push_back(arg);
   }

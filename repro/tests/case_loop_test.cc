@@ -70,7 +70,7 @@ TEST(CaseLoop, ACaseGetsTheGrantsItAsksForOnlyInAReviewedProgram) {
                    "(repro/guest/runner.cc): it runs without"));
 }
 
-TEST(CaseLoop, OnlyTheCasesTheGlobsNameRunAndAProgramWithoutCasesByItsName) {
+TEST(CaseLoop, OnlyTheNamedCasesRunAndAProgramWithoutCasesByItsName) {
   char directory[] = "/tmp/sigwake-caseloop-XXXXXX";
   ASSERT_NE(mkdtemp(directory), nullptr);
   const std::string listed = std::string(directory) + "/listed", whole = std::string(directory) + "/whole";
@@ -90,10 +90,10 @@ TEST(CaseLoop, OnlyTheCasesTheGlobsNameRunAndAProgramWithoutCasesByItsName) {
     });
     return said;
   };
-  EXPECT_EQ(ran({"watermark_*"}), (std::vector<std::string>{"1..2", "ran watermark_sigio", "ran watermark_poll"}));
+  EXPECT_EQ(ran({"watermark_sigio", "watermark_poll"}), (std::vector<std::string>{"1..2", "ran watermark_sigio", "ran watermark_poll"}));
   EXPECT_EQ(ran({"overflow_sigio", "whole"}), (std::vector<std::string>{"1..2", "ran overflow_sigio", "ran whole"}));
   EXPECT_EQ(ran({}).size(), 5u);  // no globs: every case
-  EXPECT_EQ(ran({"nothing*"}), (std::vector<std::string>{"1..0"}));
+  EXPECT_EQ(ran({"watermark_*"}), (std::vector<std::string>{"1..0"}));  // a name, never a glob
   unlink(listed.c_str());
   unlink(whole.c_str());
   rmdir(directory);

@@ -30,8 +30,8 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if (not action.option_strings or "default:" in text or action.default in (None, False, argparse.SUPPRESS)
-                or action.default == []):
+        unsaid = action.default is None or action.default is False or action.default is argparse.SUPPRESS
+        if not action.option_strings or "default:" in text or unsaid or action.default == []:
             return text
         return text + " (default: %(default)s)"
 
@@ -128,7 +128,7 @@ def json_option(p: argparse.ArgumentParser) -> None:
 
 def boot_options(p: argparse.ArgumentParser, repeat_per: str = "kernel", agree: int = protocol.DEFAULT_AGREE) -> None:
     """`agree`: 0 in the gates (validate-patch, bisect): every case runs --repeat times, so a case wrong in one
-    run of five is seen as often as five runs can see it (README "Repeats")."""
+    run of five is seen as often as five runs can see it (docs/reproducers.md, "Privilege and repetition")."""
     p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto",
                    help="QEMU's accelerator; auto: KVM when /dev/kvm runs a guest's code, else TCG")
     p.add_argument("--repeat", type=int, default=protocol.DEFAULT_REPEAT,
@@ -140,7 +140,7 @@ def boot_options(p: argparse.ArgumentParser, repeat_per: str = "kernel", agree: 
 
 def cpus_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cpus", type=int, default=1,
-                   help="guest vCPUs (inherit_time_other_cpu needs 2; more than one under TCG: see README)")
+                   help="guest vCPUs (inherit_time_other_cpu needs 2; more than one under TCG: docs/how-a-boot-works.md)")
 
 
 def kernel_source_options(p: argparse.ArgumentParser, tree_required: bool = False) -> None:
@@ -213,14 +213,15 @@ def parser() -> argparse.ArgumentParser:
                                    formatter_class=Formatter) for c in (*COMMANDS, *LAUNCHER)}
 
     run = made["run"]
-    kernel_option(run, "default and host")
+    kernel_option(run, "default and host; with --target lava, default")
     boot_options(run, "privilege pass")
     results_option(run)
     cache_option(run)
     run.add_argument("--repro-timeout-ms", type=int, default=protocol.DEFAULT_TIMEOUT_MS,
                      help="milliseconds per reproducer run")
     run.add_argument("--boot-timeout", type=float, default=0.0,
-                     help="seconds per boot (default: 60 + reproducers x their timeout)")
+                     help="seconds per boot (default: 60 + 8 per program run, times the architecture's slowdown, "
+                          "plus a reproducer's deadline and the selftests')")
     cpus_option(run)
     quiet_option(run)
     jobs_option(run, "kernels run at once, each its own QEMU, or LAVA jobs in flight (default: the cores, "

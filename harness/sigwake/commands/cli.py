@@ -12,6 +12,7 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ from ..reports.render_summary import kernel_summary, render_summary
 from ..reports.report import ReportOptions, render, write_reports
 from .arguments import REPO, default_cache, parser
 from .bisect import BisectError, Probe, bisect_debian, bisect_tree, bisection_record
-from ..kernels.build import BuildError, BuildRequest, KernelBuilder
+from ..kernels.build import BuildError, BuildRequest, KernelBuilder, snapshot_config
 from ..programs.catalogue import Catalogue
 from ..kernels.debian import DebianError
 from ..targets.options import PRIVILEGES, RunOptions
@@ -75,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     grammar = parser()
     args = grammar.parse_args(argv)  # a usage error exits 2 here
     if args.version:
+        if args.command is not None:
+            grammar.error("--version is said alone: it runs no command")
         print(f"sigwake {version(REPO)}")
         return NO_FINDING
     if args.command is None:
@@ -83,12 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command not in CARRIED_OUT:
         print(f"sigwake {args.command}: the launcher's own command: ./sigwake {args.command}", file=sys.stderr)
         return USAGE
+    # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if not getattr(args, "json", False):
         return carry_out(args).exit_code
     with contextlib.redirect_stdout(sys.stderr):  # stdout is the document's alone
         ended = carry_out(args)
-    print(json.dumps({"command": args.command, "sigwake": version(REPO), "exit_code": ended.exit_code,
-                      **ended.document}, indent=2))
+    print(json.dumps({**ended.document, "command": args.command, "sigwake": version(REPO),
+                      "exit_code": ended.exit_code}, indent=2))
     return ended.exit_code
 
 
@@ -105,11 +110,19 @@ def carry_out(args: argparse.Namespace) -> Ended:
         return ended_by(args, e.exit_code, str(e))
     except KeyboardInterrupt:
         return ended_by(args, INTERRUPTED, "interrupted")
+    except Exception as e:  # sigwake's own failure: never a pass, and never taken for the kernel's finding
+        traceback.print_exc()
+        return ended_by(args, COULD_NOT_TEST, f"could not test: sigwake failed: {type(e).__name__}: {e}")
 
 
 def ended_by(args: argparse.Namespace, code: int, message: str) -> Ended:
+    """A command that ended early: said on stderr, and as a gate's document (--json) whose findings and
+    not-tested agree with the code."""
     print(f"sigwake {args.command}: {message}", file=sys.stderr)
-    return Ended(code, {"error": message})
+    found = [{"kernel_id": "", "kind": "error", "text": message}] if code == FINDING else []
+    untested = [message] if code == COULD_NOT_TEST else []
+    last = gate.Gate([gate.Finding("", "error", message)] if found else [], untested).last_line()
+    return Ended(code, {"error": message, "last_line": last, "findings": found, "not_tested": untested})
 
 
 def run_command(args: argparse.Namespace) -> Ended:
@@ -119,8 +132,6 @@ def run_command(args: argparse.Namespace) -> Ended:
     config = RunConfig(REPO, args.build_dir, args.cache, args.results, kernels, flavours_of(args.flavour, arches),
                        arches, tuple(args.apt_source), args.accel, args.repro_timeout_ms, args.boot_timeout, args.repeat,
                        agree_of(args), args.cpus, args.jobs, args.resume, lab, args.peer_selftests, tuple(args.cases))
-    # A CI runner's timeout sends SIGTERM: end as for Ctrl-C, with what finished kept and said.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     catalogue = catalogue_of(args)
     try:
@@ -198,7 +209,6 @@ def qa_command(args: argparse.Namespace) -> Ended:
         host = RunOptions(qemu.choose_accel(args.accel), repeat=args.repeat, agree=args.repeat, privileges=("root",))
         return Probe(built, HEADLINE, HEADLINE, options_for_arch(host, arch, args.accel), work)
 
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
     options = ReportOptions(args.kcidb_origin, args.log_base_url)
     catalogue = catalogue_of(args)
     try:
@@ -229,7 +239,8 @@ def fragments_of(args: argparse.Namespace) -> tuple[Path, ...]:
 def builder_of(args: argparse.Namespace) -> KernelBuilder:
     if args.config is not None and not args.config.is_file():
         raise ValueError(f"--config {args.config}: no such file")
-    return KernelBuilder(args.cache, args.jobs, args.ccache, args.config)
+    return KernelBuilder(args.cache, args.jobs, args.ccache,
+                         snapshot_config(args.config, args.cache) if args.config is not None else None)
 
 
 def build_command(args: argparse.Namespace) -> Ended:

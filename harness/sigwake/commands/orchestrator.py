@@ -102,8 +102,9 @@ def record_kernel(target: Target, built: binaries_mod.Binaries, options: RunOpti
 
 def recorded_before(results_dir: Path, kernel: Kernel, programs: str, cpus: int,
                     cases: tuple[str, ...] = ()) -> KernelResult | None:
-    """The kernel's stored result, if it was made from the same image with the same programs and the same case
-    globs on as many vCPUs (a QEMU boot's: a case that needs two is another run on one) and ran."""
+    """The kernel's stored result, if it was made from the same image with the same programs and the same cases
+    (run --case's, by name) on as many vCPUs (a QEMU boot's: a case that needs two is another run on one) and
+    ran."""
     try:
         earlier = load_result(results_dir / f"{kernel.id}.json")
     except (OSError, ValueError, KeyError, TypeError):
@@ -162,8 +163,9 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     if (problem := place.announce(progress)) is not None:
         summary.failures.append(problem)
     stop = threading.Event()  # set on an interrupt: every running boot kills its QEMU and gives up
+    named = built.catalogue.named_runs(sorted(built.reproducers), config.cases) if config.cases else ()
     options = RunOptions(accel, config.repro_timeout_ms, config.boot_timeout_s, cpus=config.cpus, repeat=config.repeat,
-                        agree=config.agree, peers=len(built.peers), stop=stop, cases=config.cases)
+                        agree=config.agree, peers=len(built.peers), stop=stop, cases=named)
     commit = source_commit(config.source)
     if (warning := dirty_warning(commit)) is not None:
         summary.warnings.append(warning)
@@ -193,7 +195,7 @@ def run_kernels(config: RunConfig, progress: Progress) -> RunSummary:
     pending = []
     for kernel in kernels:
         programs = kits[kernel.arch].programs
-        earlier = recorded_before(config.results_dir, kernel, programs, config.cpus, config.cases) if config.resume \
+        earlier = recorded_before(config.results_dir, kernel, programs, config.cpus, options.cases) if config.resume \
             else None
         if earlier is not None:
             progress.step(f"{kernel.id}: recorded before for this image and these programs, kept (--resume)")

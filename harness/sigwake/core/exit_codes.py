@@ -14,7 +14,7 @@ INTERRUPTED = 130
 MEANING = {
     NO_FINDING: "no finding: everything asked was tested and nothing differs from what is known",
     FINDING: "a finding: a difference, a regression, a splat, a crash or hang, an intermittent case, a lost case",
-    USAGE: "usage: the command line is wrong",
+    USAGE: "usage: the command line is wrong, or a patch does not apply",
     COULD_NOT_TEST: "could not test: a kernel could not be fetched, built or booted (the target's doing, not the "
                     "kernel's)",
     INTERRUPTED: "interrupted (what finished is kept)",

@@ -32,6 +32,9 @@ NEVER_RAN = "never ran"
 # Why a run says nothing of the kernel: a line of its report never reached us whole (a lab's log tore it).
 LOST_IN_TRANSPORT = "its report lost framed lines on the way"
 
+LOCAL = "local"  # the suite of a Debian origin that is a package file (--kernel FILE.deb), from no archive
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where a kernel came from, as recorded in its result file."""
@@ -84,7 +87,13 @@ class Runner:
     memory_mb: int = 0
     skipped_passes: dict[str, str] = field(default_factory=dict)  # pass -> why the target could not run it
     programs: str = ""  # sha256 of the programs that ran (the init, the runner, every reproducer)
-    cases: list[str] = field(default_factory=list)  # the globs that named the only runs made (run --case); []: all
+    cases: list[str] = field(default_factory=list)  # the only cases run, by name (run --case); []: every case
+
+    def partial(self) -> str:
+        """What every report says of a run of some cases only (run --case), so it is never read as a whole one;
+        "" for a whole run."""
+        named = ", ".join(self.cases) if len(self.cases) <= 4 else f"{len(self.cases)} cases"
+        return f"only {named} (--case)" if self.cases else ""
 
 
 @dataclass

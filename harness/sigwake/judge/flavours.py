@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.model import KernelResult
+from ..core.model import LOCAL, KernelResult
 from ..core.verdicts import Verdict
 
 
@@ -33,10 +33,11 @@ def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
     """Each case of a non-generic flavour whose kernel verdict differs from the generic kernel's of the
     same architecture and package version, a split (flaky) one included. Kernels without a generic twin here
     are not compared, and neither are verdicts that say nothing of the kernel's behaviour (a failed boot is
-    reported as such)."""
-    generic = {(r.origin.arch, r.origin.version): r for r in results if r.origin.flavour == "generic"}
+    reported as such). A local package file (--kernel FILE.deb) is nobody's twin: its version names no build."""
+    archived = [r for r in results if r.origin.suite != LOCAL]
+    generic = {(r.origin.arch, r.origin.version): r for r in archived if r.origin.flavour == "generic"}
     found: list[FlavourFinding] = []
-    for result in sorted(results, key=KernelResult.order):
+    for result in sorted(archived, key=KernelResult.order):
         twin = generic.get((result.origin.arch, result.origin.version))
         if result.origin.flavour in (None, "generic") or twin is None:
             continue

@@ -136,9 +136,20 @@ def request_key(request: BuildRequest, state: str, base_config: Path | None = No
     digest = hashlib.sha256(f"{KERNEL_ARCHES[request.arch].make_arch} {request.base} {state}".encode())
     if base_config is not None:
         digest.update(b"base config\0" + base_config.read_bytes())
-    for path in (*request.fragments, *request.patches):
+    for path in (*((kconfig.OWN_KEYS,) if base_config is not None else ()), *request.fragments, *request.patches):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def snapshot_config(config: Path, cache: Path) -> Path:
+    """--config's file, copied once under the cache by its content: every build of a command (validate-patch's
+    base and patched, a bisection's steps) starts from the same bytes, whatever happens to the file meanwhile."""
+    data = config.read_bytes()
+    copy = cache / "configs" / hashlib.sha256(data).hexdigest()[:16] / config.name
+    if not copy.is_file():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(copy, data)
+    return copy
 
 
 @dataclass(frozen=True)
@@ -196,7 +207,9 @@ class KernelBuilder:
         return self.cache / "objects" / (name if arch == "amd64" else f"{name}-{arch}")
 
     def base_of(self, request: BuildRequest) -> str:
-        return self.base_config.name if self.base_config else request.base
+        if self.base_config is None:
+            return request.base
+        return f"{self.base_config.name} (sha256 {hashlib.sha256(self.base_config.read_bytes()).hexdigest()[:12]})"
 
     def fragments_of(self, request: BuildRequest) -> tuple[Path, ...]:
         """A full .config names its distro's certificates, which no other tree holds: own-keys.config first."""

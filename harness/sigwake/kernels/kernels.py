@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -18,7 +19,7 @@ from ..core.atomic import atomic_write
 from ..core.file_lock import held
 from ..core.debian_names import BOOTABLE_ARCHES, FLAVOURS, SERIES, as_glob, ending
 from .debian import SUITE_SOURCES, AptSuite, DebianError, Package, apt_source, extract_file, extract_image
-from ..core.model import Origin
+from ..core.model import LOCAL, Origin
 from ..core.progress import Progress
 from ..core.debian_names import HOST_ARCH
 
@@ -252,8 +253,21 @@ class KernelCache:
         named as the package names itself, and apart from any other build of the same name."""
         if not deb.is_file():
             raise KernelSpecError(f"no package file at {deb}")
-        fields = subprocess.run(["dpkg-deb", "--field", str(deb), "Package", "Version", "Architecture"],
-                                capture_output=True, text=True, timeout=60)
+        # Read and extracted from one copy, keyed by its own bytes: a file rewritten meanwhile changes nothing.
+        digest = sha256_of(deb)
+        copy = self.root / "debs" / "local" / digest[:16] / deb.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if not copy.is_file():
+            part = copy.with_name(copy.name + ".part")
+            shutil.copyfile(deb, part)
+            if sha256_of(part) != digest:
+                raise KernelSpecError(f"{deb} changed while it was read: not booted")
+            part.rename(copy)
+        try:
+            fields = subprocess.run(["dpkg-deb", "--field", str(copy), "Package", "Version", "Architecture"],
+                                    capture_output=True, text=True, errors="replace", timeout=60)
+        except subprocess.SubprocessError as e:
+            raise KernelSpecError(f"{deb}: dpkg-deb could not read it ({e}): not booted") from e
         if fields.returncode != 0:
             why = (fields.stderr.strip().splitlines() or ["dpkg-deb failed"])[-1]
             raise KernelSpecError(f"{deb} is not a Debian package ({why}): not booted")
@@ -262,15 +276,14 @@ class KernelCache:
         if arch not in BOOTABLE_ARCHES:
             raise KernelSpecError(f"{deb} is a package for {arch or 'no architecture'}; sigwake boots "
                                   f"{', '.join(BOOTABLE_ARCHES)} kernels: not booted")
-        digest = sha256_of(deb)
 
         def extract(image: Path) -> None:
             progress.step(f"extracting the kernel image from {deb.name}")
-            extract_image(deb, image)
+            extract_image(copy, image)
 
         with held(self.root / "locks" / f"deb-{digest[:16]}.lock", progress, deb.name):
             image, origin = extracted_once(self.root / "kernels" / f"deb-{digest[:16]}", extract, lambda sha256: Origin(
-                "debian", name, version, "local", path=str(deb.resolve()), sha256=sha256))
+                "debian", name, version, LOCAL, path=str(deb.resolve()), sha256=sha256))
         return Kernel(f"deb-{kernel_id_of(name)}-{digest[:8]}", origin, image, arch)
 
     def source_tarball(self, series: str, progress: Progress) -> Path:

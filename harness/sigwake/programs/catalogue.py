@@ -73,14 +73,18 @@ class Catalogue:
 
     def cases_of(self, programs: list[str], globs: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
         """Each program's cases, in order (a program the facts do not know: none). With `globs` (run --case), only
-        the runs they name, by the guest's rule (repro/guest/case_loop.h, LoopConfig::cases): a case by its name, a
-        program without cases by its own; a program left with none is left out."""
+        the runs they name: a case by its name, a program without cases by its own; a program left with none is
+        left out. Case names are [a-z0-9_]: a name is a glob naming itself alone."""
         every = {p: tuple(c.name for c in self.cases.values() if c.program == p) for p in programs}
         if not globs:
             return every
         named = {p: tuple(n for n in cases if any(fnmatchcase(n, g) for g in globs)) if cases else
                  (() if any(fnmatchcase(p, g) for g in globs) else None) for p, cases in every.items()}
         return {p: cases for p, cases in named.items() if cases is not None and (cases or not every[p])}
+
+    def named_runs(self, programs: list[str], globs: tuple[str, ...]) -> tuple[str, ...]:
+        """The runs `globs` name, by name (what the guest is given: it matches names, never globs)."""
+        return tuple(name for program, cases in self.cases_of(programs, globs).items() for name in cases or (program,))
 
     def unmatched(self, globs: tuple[str, ...], programs: list[str]) -> list[str]:
         """The globs that name no run of `programs`."""

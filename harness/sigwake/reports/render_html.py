@@ -70,7 +70,8 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
                                       autoescape=True, undefined=jinja2.StrictUndefined)
     commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
     return environment.get_template("report.html.j2").render(
-        kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered],
+        kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name,
+                  "partial": k.runner.partial()} for k in ordered],
         passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=Gate(found).last_line(), splats=splats,
         peers=peers,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],

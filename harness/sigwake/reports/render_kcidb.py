@@ -33,7 +33,7 @@ from ..programs.catalogue import Catalogue
 from ..parse.console import FRAME
 from ..judge.judgement import Outcome, judged_cases, kernel_findings, untested
 from ..judge.peers import PeerComparison, compare
-from ..core.model import KernelResult, ReproResult, Splat
+from ..core.model import LOCAL, KernelResult, ReproResult, Splat
 from ..store.store import console_log_path
 from .report_input import Format, ReportInput
 
@@ -63,7 +63,10 @@ def built_at(version: str) -> str | None:
 def _checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
     o = kernel.origin
     misc: dict[str, Any] = {}
-    if o.kind == "debian":  # every flavour of one source version is one checkout
+    if o.kind == "debian" and o.suite == LOCAL:  # a package file: its own bytes, whatever version it names
+        key, tree, comment = f"deb:{o.sha256}", "local-package", f"a local package file {o.package} {o.version}, {o.path}"
+        misc = {"source_version": o.version, "path": o.path}
+    elif o.kind == "debian":  # every flavour of one source version is one checkout
         key, tree, comment = f"debian:linux={o.version}", f"debian/{o.suite}", f"Debian's linux {o.version} ({o.suite})"
         misc = {"source_version": o.version, "suite": o.suite}
     elif o.git_commit:

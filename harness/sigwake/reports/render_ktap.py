@@ -53,6 +53,7 @@ def render_ktap(kernel: KernelResult, catalogue: Catalogue) -> str:
              f"# sigwake kernel {kernel.kernel_id}: release {kernel.release or 'unknown'}, from "
              f"{origin.package or origin.path or origin.kind} {origin.version or ''}".rstrip(),
              f"# boot: {kernel.boot.status}" + (f" ({_clean(kernel.boot.detail)})" if kernel.boot.detail else ""),
+             *([f"# {kernel.runner.partial()}"] if kernel.runner.cases else []),
              f"1..{len(passes)}"]
     for number, (privilege, cases) in enumerate(passes.items(), start=1):
         lines += [INDENT + "KTAP version 1", f"{INDENT}# Subtest: {privilege}", f"{INDENT}1..{len(cases)}"]

@@ -27,13 +27,13 @@ class KernelSummary:
     boot_seconds: float
     headline: str  # the watermark verdict as root, or "not run"
     outcomes: dict[str, int]  # outcome -> cases
-    only: list[str]  # the --case globs that named the only cases run; []: every case
+    only: str  # Runner.partial(): which cases alone ran (--case); "": every case
 
     def line(self) -> str:
         release = f" ({self.release or 'release unknown'})" if self.release != self.kernel else ""
         boot = self.boot + (f" {self.boot_seconds:.1f} s" if self.boot_seconds else "")
         tally = ", ".join(f"{n} {o}" for o, n in self.outcomes.items())
-        only = f"; only --case {' '.join(self.only)}" if self.only else ""
+        only = f"; {self.only}" if self.only else ""
         return f"{self.kernel}{release} from {self.origin}; {boot}; {HEADLINE} {self.headline}; {tally}{only}"
 
 
@@ -43,7 +43,7 @@ def kernel_summary(kernel: KernelResult, catalogue: Catalogue) -> KernelSummary:
     headline = next((j.case.verdict for j in passes.get("root", []) if j.name == HEADLINE), None)
     return KernelSummary(kernel.kernel_id, kernel.release or "", kernel.origin.describe(), kernel.boot.status,
                          kernel.boot.seconds or 0.0, headline or "not run",
-                         {str(o): counts[str(o)] for o in Outcome if counts[str(o)]}, list(kernel.runner.cases))
+                         {str(o): counts[str(o)] for o in Outcome if counts[str(o)]}, kernel.runner.partial())
 
 
 def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[str] | None = None) -> str:

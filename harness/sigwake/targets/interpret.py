@@ -201,19 +201,23 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                   repeat: int | None = None, cases: dict[str, tuple[str, ...]] | None = None) -> KernelOutcome:
     """One kernel's outcome from its boots: the first, and the fresh ones that carried on after a crash; with
     `repeat`, each case must have been reported that many times. A program that never ran is lost case by
-    case, each of its `cases` (the program's name alone when none are known) with why."""
+    case, each of its `cases` (the program's name alone when none are known) with why; so is each of its
+    `cases` that a program which ran did not report."""
     runs = [run for boot in boots for run in case_runs(boot)]
     last = boots[-1]
     ran = {(run.privilege, run.program) for boot in boots for run in boot.report.runs}
     skipped = {k: v for boot in boots for k, v in boot.report.skipped.items()}
+    reported = {(run.privilege, run.case) for run in runs}
     for privilege in (p for p in privileges if p not in skipped):
         for program in programs:
-            if (privilege, program) in ran:
-                continue
+            known = (cases or {}).get(program) or ()
+            # A program that ran answers for each case it is known to hold: one it left out is lost too.
+            missing = [n for n in known if (privilege, n) not in reported] if (privilege, program) in ran \
+                else list(known or (program,))
             verdict, why = (last.cut_off, f"{NEVER_RAN}: the boot ended: {last.detail}") if last.status != "ok" \
-                else (Verdict.ERROR, "the guest did not report this reproducer")
-            runs += [CaseRun(name, privilege, verdict, why, {}, reported=False)
-                     for name in (cases or {}).get(program) or (program,)]
+                else (Verdict.ERROR, "the guest did not report this " + ("case" if (privilege, program) in ran else
+                                                                          "reproducer"))
+            runs += [CaseRun(name, privilege, verdict, why, {}, reported=False) for name in missing]
 
     pass_seconds: dict[str, float] = {}
     for run in (run for boot in boots for run in boot.report.runs):

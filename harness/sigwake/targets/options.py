@@ -21,11 +21,11 @@ class RunOptions:
     boot_timeout_s: float = 0.0  # 0: derived from how many programs run
     quiet_limit_s: float = 0.0  # 0: derived from the reproducers' deadline (see silence_s)
     memory_mb: int = 512
-    cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (see README)
+    cpus: int = 1  # one vCPU: under TCG, two raced on live kernel text patching (docs/how-a-boot-works.md)
     repeat: int = protocol.DEFAULT_REPEAT  # the most runs of each case per pass
     agree: int = protocol.DEFAULT_AGREE  # a case whose first `agree` runs agree stops there (>= repeat: all run)
     privileges: tuple[str, ...] = PRIVILEGES
-    cases: tuple[str, ...] = ()  # globs naming the only runs to make (run --case; catalogue.cases_of); (): all
+    cases: tuple[str, ...] = ()  # the only runs to make, by name (run --case's globs: Catalogue.named_runs); (): all
     stop: threading.Event | None = field(default=None, compare=False)  # set when the run is interrupted
     slowdown: float = 1.0  # how much slower than a native-architecture guest (another architecture under TCG)
     peers: int = 0  # upstream selftest programs the guest runs after the cases (each up to its own deadline)
