@@ -16,6 +16,8 @@ from sigwake.programs.catalogue import Catalogue
 from sigwake.commands.cli import parser
 from sigwake.reports.report import FORMATS, REGISTRY, ReportOptions, render, write_reports
 from sigwake.reports.report_input import load_input
+from sigwake.core.protocol import PASSES
+from sigwake.core.verdicts import Verdict
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
@@ -51,3 +53,18 @@ def test_the_committed_reports_are_what_the_committed_results_render_to(fmt: str
     for name, text in files.items():
         assert (RESULTS / name).read_text() == text, (
             f"results/{name} is not what the stored results render to: run ./sigwake report --results results")
+
+
+def test_the_matrix_reads_on_github_findings_by_kernel_first_a_full_legend_and_the_grids_folded(
+        catalogue: Catalogue) -> None:
+    matrix = render(RESULTS, "markdown", ReportOptions(), catalogue)
+    order = [matrix.index(heading) for heading in ("## Findings by kernel", "## Findings\n", "## Legend", "## root")]
+    assert order == sorted(order)  # what was found, by kernel, before any grid
+    by_kernel = matrix.split("## Findings by kernel")[1].split("\n## ")[0]
+    kernels = sorted(p.stem for p in RESULTS.glob("*.json") if p.name != "qa.json")
+    assert sorted(line.split(" | ")[0][2:] for line in by_kernel.splitlines() if line.startswith("| ")
+                  and not line.startswith("| kernel") and not line.startswith("|---")) == kernels
+    legend = matrix.split("## Legend")[1].split("\n## ")[0]
+    assert all(f"- **{v}**: {v.meaning}" in legend for v in Verdict)  # every word a cell can hold
+    passes = [line[3:] for line in matrix.splitlines() if line[3:] in PASSES and line.startswith("## ")]
+    assert passes and matrix.count("<details>") == len(passes) + 1 == matrix.count("</details>")

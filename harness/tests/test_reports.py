@@ -373,8 +373,11 @@ const at = () => [head.getBoundingClientRect().top, caseCell.getBoundingClientRe
                   cell.getBoundingClientRect().left, cell.getBoundingClientRect().top];
 const before = at(); box.scrollTop = 150; box.scrollLeft = 600; const after = at();
 const out = document.createElement('pre'); out.id = 'probe';
+const picture = document.getElementById('watermark-picture');
 out.textContent = JSON.stringify({before, after, page: document.documentElement.scrollWidth,
-                                  first: document.querySelector('h2').id});
+                                  first: document.querySelector('h2').id,
+                                  picture: picture.parentElement.scrollWidth <= picture.parentElement.clientWidth,
+                                  caseWidth: caseCell.getBoundingClientRect().width});
 document.body.appendChild(out);
 </script>"""
 
@@ -399,3 +402,6 @@ def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while
     assert after[0] == pytest.approx(head_top, abs=1) and after[1] == pytest.approx(case_left, abs=1)
     assert after[2] < cell_left - 300 and after[3] < cell_top - 100  # while the cells did move
     assert found["page"] <= 1400  # the page itself fits 1400 px; the matrix scrolls in its box
+    assert found["picture"]  # the watermark picture fits without scrolling: its kernels wrap into rows
+    assert found["caseWidth"] <= 16 * 14 + 20  # a long case name wraps in its column (16em, padding and border)
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page

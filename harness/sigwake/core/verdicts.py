@@ -11,18 +11,23 @@ from .protocol import RULES
 
 
 class Verdict(str, Enum):
-    DELIVERED = "delivered"          # the wakeup happened and the signal arrived as promised (poll controls: woke)
-    NOT_DELIVERED = "not-delivered"  # the wakeup happened (record written, POLLIN) but no signal by the deadline
-    MISDELIVERED = "misdelivered"    # a signal came to another thread, with other siginfo, or by another path
-    NO_WAKEUP = "no-wakeup"          # records past the watermark, but poll() never reported POLLIN
-    NO_RECORD = "no-record"          # the trigger ran, but the kernel wrote no record for it
-    UNSUPPORTED = "unsupported"      # the kernel refused the setup (a probe or the errno says why)
-    MEASURED = "measured"            # a figure that matches the kernel's documented model
-    WRONG_COUNT = "wrong-count"      # a count (signals, buffers) that differs from the documented model
-    ERROR = "error"                  # the reproducer itself failed: never a kernel verdict
-    TIMEOUT = "timeout"              # the reproducer, or the whole boot, ran past its deadline
-    BOOT_FAILED = "boot-failed"      # the kernel panicked or never ran our init to the end
-    FLAKY = "flaky"                  # repeated runs disagreed; the evidence counts each outcome
+    DELIVERED = "delivered"
+    NOT_DELIVERED = "not-delivered"
+    MISDELIVERED = "misdelivered"
+    NO_WAKEUP = "no-wakeup"
+    NO_RECORD = "no-record"
+    UNSUPPORTED = "unsupported"
+    MEASURED = "measured"
+    WRONG_COUNT = "wrong-count"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    BOOT_FAILED = "boot-failed"
+    FLAKY = "flaky"
+
+    @property
+    def meaning(self) -> str:
+        """What the word says, as every report's legend gives it."""
+        return MEANINGS[self]
 
     def __str__(self) -> str:
         return self.value
@@ -38,6 +43,22 @@ class Verdict(str, Enum):
         """An `ok` KTAP result line (a pass or a skip), as the reproducers print it."""
         rule = RULES.get(self.value)
         return rule is not None and rule.ok
+
+
+MEANINGS = {
+    Verdict.DELIVERED: "the wakeup happened and the signal arrived as promised (poll controls: woke)",
+    Verdict.NOT_DELIVERED: "the wakeup happened (record written, POLLIN) but no signal by the deadline",
+    Verdict.MISDELIVERED: "a signal came to another thread, with other siginfo, or by another path",
+    Verdict.NO_WAKEUP: "records past the watermark, but poll() never reported POLLIN",
+    Verdict.NO_RECORD: "the trigger ran, but the kernel wrote no record for it",
+    Verdict.UNSUPPORTED: "the kernel refused the setup (a probe or the errno says why)",
+    Verdict.MEASURED: "a figure that matches the kernel's documented model",
+    Verdict.WRONG_COUNT: "a count (signals, buffers, sizes) that differs from the documented model",
+    Verdict.ERROR: "the reproducer itself failed: never a kernel verdict",
+    Verdict.TIMEOUT: "the reproducer, or the whole boot, ran past its deadline",
+    Verdict.BOOT_FAILED: "the kernel panicked or never ran our init to the end",
+    Verdict.FLAKY: "repeated runs disagreed; the evidence counts each outcome",
+}
 
 
 def program_exit_code(verdicts: Iterable[Verdict]) -> int:

@@ -27,16 +27,23 @@ from .report_input import Format
 COLOURS = {"delivered": "#2e9b2e", "not-delivered": "#c0392b"}
 
 
+PER_ROW = 6  # kernels on a row of the picture: six fit a 1400 px page with its margins
+
+
 def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
+    """The headline verdict kernel by kernel in version order, in rows that fit the page, and the line where
+    the signal starts to arrive (before the first delivering kernel after one that did not)."""
     points = []
     for index, kernel in enumerate(ordered):
         root = next((c for c in kernel.reproducers if c.name == HEADLINE and c.privilege == "root"), None)
         verdict = str(root.verdict) if root else "not run"
-        points.append({"kernel": kernel.kernel_id, "verdict": verdict, "x": 90 + index * 190,
-                       "colour": COLOURS.get(verdict, "#999")})
-    boundary = next((points[i]["x"] - 95 for i in range(1, len(points))
+        points.append({"kernel": kernel.kernel_id, "verdict": verdict, "x": 90 + (index % PER_ROW) * 190,
+                       "y": 140 * (index // PER_ROW), "colour": COLOURS.get(verdict, "#999")})
+    boundary = next(({"x": max(points[i]["x"] - 95, 25), "y": points[i]["y"]} for i in range(1, len(points))
                      if points[i - 1]["verdict"] != "delivered" and points[i]["verdict"] == "delivered"), None)
-    return {"points": points, "boundary": boundary, "width": 90 + 190 * max(len(points), 1), "height": 140}
+    rows = max((len(points) + PER_ROW - 1) // PER_ROW, 1)
+    return {"points": points, "boundary": boundary, "width": 90 + 190 * min(max(len(points), 1), PER_ROW),
+            "height": 140 * rows, "rows": [140 * r for r in range(rows)]}
 
 
 def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,

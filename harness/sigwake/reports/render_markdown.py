@@ -4,15 +4,17 @@ expectations table named; regenerated from the stored results alone."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable
 
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
 from ..judge.gate import Gate
-from ..judge.judgement import findings, judged_cases, shown
+from ..judge.judgement import FINDING_KINDS, Finding, findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
+from ..core.verdicts import Verdict
 from .render_outcomes import BootedKernels, outcome_lines
 from .report_input import Format
 
@@ -79,6 +81,28 @@ def peer_lines(ordered: list[KernelResult], catalogue: Catalogue) -> list[str]:
     return lines
 
 
+def findings_by_kernel(ordered: list[KernelResult], found: list[Finding]) -> list[str]:
+    """A kernel per row, a kind of finding per column (those any kernel has), so a reader sees which kernels
+    are clean and what the others found."""
+    counts = Counter((f.kernel_id, f.kind) for f in found)
+    kinds = [k for k in FINDING_KINDS if any(kind == k for _, kind in counts)]
+    kernels = [r.kernel_id for r in ordered] + sorted({f.kernel_id for f in found} - {r.kernel_id for r in ordered})
+    lines = ["", "## Findings by kernel", "", "| kernel | " + " | ".join([*kinds, "all"]) + " |",
+             "|---|" + "---|" * (len(kinds) + 1)]
+    for kernel in kernels:
+        row = [str(counts[(kernel, k)] or "–") for k in kinds]
+        lines.append(f"| {kernel} | " + " | ".join([*row, str(sum(counts[(kernel, k)] for k in kinds) or "–")]) + " |")
+    return lines
+
+
+def legend() -> list[str]:
+    """Every verdict word a cell can hold, and what a cell's evidence and marks say."""
+    return ["", "## Legend", "", *(f"- **{v}**: {v.meaning}" for v in Verdict),
+            "- ≠: the judgement finds this cell a finding (see Findings); –: the case did not run on that kernel",
+            "- evidence after the word: what the case's facts say a cell shows (records written, poll readiness, "
+            "signals received, si_code of the first: 1 = POLL_IN, ...)"]
+
+
 def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                   validations: list[ValidationRecord] | None = None,
                   bisections: list[BisectionRecord] | None = None, booted: BootedKernels | None = None) -> str:
@@ -90,19 +114,27 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
     lines = [
         "# sigwake matrix",
         "",
-        "Regenerated from the result files beside it. Verdicts: delivered, not-delivered (record written and "
-        "POLLIN, but no signal), unsupported, measured (a figure), flaky (repeated runs disagreed), error, "
-        "timeout, boot-failed. Evidence: records written, poll readiness, signals received, si_code of the first "
-        "(1 = POLL_IN). A cell marked ≠ is a finding (see Findings).",
+        "Regenerated from the result files beside it: the findings first, then each privilege pass's grid "
+        "(folded: a case per row, a kernel per column), the kernels, and what is known of each case.",
         "",
         f"**{Gate(found).last_line()}**",
     ]
+    lines += findings_by_kernel(ordered, found)
     if found:
-        lines += ["", "## Findings", ""] + [f"- {line}" for line in shown(found, ordered)]
+        listed = shown(found, ordered)
+        lines += ["", "## Findings", "", f"<details><summary>{len(listed)} lines, each finding with what it differs "
+                  "from and where that is known from</summary>", "", *(f"- {line}" for line in listed), "",
+                  "</details>"]
+    lines += legend()
     for privilege in privileges:
-        lines += ["", f"## {privilege}", ""]
+        cases = {r.name for result in ordered for r in result.reproducers if r.privilege == privilege}
+        wrong = sum(1 for cells in failing for p, _ in cells if p == privilege)
+        lines += ["", f"## {privilege}", "",
+                  f"<details><summary>{len(cases)} cases × {len(ordered)} kernels; {wrong} cells are findings "
+                  "(≠)</summary>", ""]
         lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro, catalogue),
                             failing)
+        lines += ["", "</details>"]
 
     lines += kernel_path_table(ordered)
     lines += ["", "## Kernels", "",
@@ -112,6 +144,8 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
         sha = (result.origin.sha256 or "")[:12] or "–"
         r = result.runner
         runner = f"{r.machine}; {r.accel}: {r.accel_reason}" if r.mode == "qemu" else r.mode
+        if r.cases:
+            runner += f"; {r.partial()}"
         if r.skipped_passes:
             runner += "; skipped " + ", ".join(f"{p} ({why})" for p, why in r.skipped_passes.items())
         paranoid = ", ".join(f"{k}: {v}" for k, v in result.paranoid.items()) or "–"
