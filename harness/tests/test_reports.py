@@ -6,6 +6,8 @@ real headless Chromium."""
 
 from __future__ import annotations
 
+import re
+
 import dataclasses
 import hashlib
 import json
@@ -126,6 +128,13 @@ def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path, catalogue: Ca
     failure = next(c for c in suites["6.12.9-amd64/root"] if c.name == "watermark_sigio").result[0]
     assert "regression" in failure.message and "signals=0" in failure.message  # the evidence in the message
     assert suites["6.12.9-amd64/root"].failures == 1 and suites["6.1.0-57-amd64/root"].errors == 1
+    # what a reader filters by, as properties; messages that say the verdict once and no empty evidence
+    properties = {p.name: p.value for p in suites["6.1.0-57-amd64/root"].properties()}
+    assert properties["kernel"] == "6.1.0-57-amd64" and properties["sigwake_commit"] == OLD.sigwake_commit
+    assert properties["origin"] == OLD.origin.describe() and "partial" not in properties
+    messages = [r.message for s in suites.values() for c in s for r in c.result if r.message]
+    assert not any(m.endswith(" []") for m in messages), messages
+    assert not any(re.match(r"([a-z-]+): \1:", m) for m in messages), messages
 
 
 # What sigwake relies on of KCIDB's I/O schema v5.3 (kcidb-io's kcidb_io/schema/v05_03.py and its

@@ -15,8 +15,24 @@ from ..core.model import KernelResult
 from .report_input import Format
 
 
-def _evidence(evidence: dict[str, int | str]) -> str:
-    return " ".join(f"{k}={v}" for k, v in evidence.items())
+def _message(verdict: str, why: str, evidence: dict[str, int | str]) -> str:
+    """"not-delivered: why [signals=0 ...]": the verdict once (a reason that starts with it is not prefixed
+    again), the evidence only when there is some."""
+    said = why if why.startswith(f"{verdict}:") or not why else f"{verdict}: {why}"
+    shown = " ".join(f"{k}={v}" for k, v in evidence.items())
+    return (said or verdict) + (f" [{shown}]" if shown else "")
+
+
+def _properties(suite: ET.Element, kernel: KernelResult) -> None:
+    """What a reader filters a suite by: the kernel, where it came from, the sigwake commit that judged it, and
+    whether only some cases ran (--case)."""
+    properties = ET.SubElement(suite, "properties")
+    named = {"kernel": kernel.kernel_id, "release": kernel.release or "", "origin": kernel.origin.describe(),
+             "sigwake_commit": kernel.sigwake_commit, "runner": kernel.runner.mode}
+    if kernel.runner.cases:
+        named["partial"] = kernel.runner.partial()
+    for name, value in named.items():
+        ET.SubElement(properties, "property", name=name, value=value)
 
 
 def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
@@ -26,13 +42,14 @@ def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
             suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/{privilege}",
                                   tests=str(len(cases)), timestamp=kernel.recorded_at,
                                   hostname=kernel.runner.mode)
+            _properties(suite, kernel)
             counts = {"failures": 0, "errors": 0, "skipped": 0}
             for judged in cases:
                 case = judged.case
                 element = ET.SubElement(suite, "testcase", name=case.name,
                                         classname=f"sigwake.{kernel.kernel_id}.{privilege}",
                                         time=f"{(case.duration_ms or 0) / 1000:.3f}")
-                message = f"{case.verdict}: {judged.why or case.reason} [{_evidence(case.evidence)}]"
+                message = _message(str(case.verdict), judged.why or case.reason, case.evidence)
                 if judged.outcome is Outcome.FAIL:
                     reports = "".join(f"\n\n{s.title}:\n{s.report}" for s in splats_of(kernel, case))
                     ET.SubElement(element, "failure", message=message,
