@@ -1,5 +1,5 @@
 """The package is laid out in folders that show one run's path, bottom to top; a folder may import only
-itself and the folders below it (README: "What each folder may import"), there are no import circles, and
+itself and the folders below it (docs/house.md: "What each folder may import"), there are no import circles, and
 every module says in its first docstring line what it is."""
 
 from __future__ import annotations
