@@ -11,7 +11,7 @@ import pytest
 
 from sigwake.commands.arguments import COMMANDS, LAUNCHER, parser
 from sigwake.commands.cli import REPO
-from sigwake.core.exit_codes import MEANING
+from sigwake.core.exit_codes import MEANING, exit_code
 from sigwake.programs.catalogue import Catalogue
 from sigwake.reports.render_cases import render_cases
 
@@ -56,6 +56,23 @@ def test_every_command_the_docs_show_is_one_the_harness_takes(words: list[str],
     with pytest.raises(SystemExit) as helped:
         parser().parse_args([command, "--help"])
     assert helped.value.code == 0 and "exit codes:" in capsys.readouterr().out
+
+
+LAST_LINE = re.compile(r"^findings: (none|(\d+) \(.+\))(; not tested: (\d+))?$")
+
+
+@pytest.mark.parametrize("job", ["Check kernels", "Validate a patch", "Bisect", "Distro QA"])
+def test_each_job_shows_its_command_then_its_output_ending_in_the_gates_line_and_its_exit_code(job: str) -> None:
+    """The output follows its command, ends as a gate's output ends, and the exit code said beside it is the one
+    that line gives (exit_codes.exit_code)."""
+    section = README.read_text().split(f"\n## {job}\n")[1].split("\n## ")[0]
+    blocks = code_blocks(section)
+    assert [lang for lang, _ in blocks[:2]] == ["sh", ""], job
+    output = blocks[1][1].strip()
+    matched = LAST_LINE.match(output.splitlines()[-1])
+    assert matched, f"{job}: its output does not end with the gate's last line"
+    said = re.search(r"exit code (\d+)", section.split(blocks[1][1])[1])
+    assert said and int(said.group(1)) == exit_code(int(matched.group(2) or 0), int(matched.group(4) or 0)), job
 
 
 def test_every_relative_link_leads_to_a_file() -> None:

@@ -68,3 +68,15 @@ def test_the_matrix_reads_on_github_findings_by_kernel_first_a_full_legend_and_t
     assert all(f"- **{v}**: {v.meaning}" in legend for v in Verdict)  # every word a cell can hold
     passes = [line[3:] for line in matrix.splitlines() if line[3:] in PASSES and line.startswith("## ")]
     assert passes and matrix.count("<details>") == len(passes) + 1 == matrix.count("</details>")
+
+
+def test_a_kernel_that_could_not_be_tested_is_never_read_as_clean(catalogue: Catalogue) -> None:
+    from sigwake.core.model import BootRecord
+    from sigwake.reports.render_markdown import render_matrix
+    from test_judgement import case, kernel
+    refused = kernel("7.0.1-amd64", [case("watermark_sigio", Verdict.BOOT_FAILED)],
+                     BootRecord("boot-failed", 0.1, None, "QEMU exited with 1 before the init reported"))
+    matrix = render_matrix([refused], catalogue, ["7.0.2-amd64.json: breaks kernel-result schema 10 at boot"])
+    assert "**findings: none; not tested: 1**" in matrix  # the headline is the gate's, not the findings' alone
+    assert "| 7.0.1-amd64 | – | not tested |" in matrix
+    assert "**1 result files could not be read**" in matrix

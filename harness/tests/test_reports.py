@@ -23,11 +23,11 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from sigwake.programs.catalogue import Catalogue
-from sigwake.judge.judgement import Outcome, judge
+from sigwake.judge.judgement import Outcome, findings, judge
 from sigwake.parse.console import frame_line
 from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
 from sigwake.reports.report import ReportOptions, render, write_reports
-from sigwake.reports.render_html import render_html
+from sigwake.reports.render_html import _picture, render_html
 from sigwake.reports.render_junit import render_junit
 from sigwake.reports.render_kcidb import render_kcidb
 from sigwake.parse import ktap
@@ -116,7 +116,7 @@ def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path, catalogue: Ca
     path.write_text(render_junit([OLD, REGRESSED, DEAD], catalogue))
     suites = {suite.name: suite for suite in JUnitXml.fromfile(str(path))}
     assert set(suites) == {"6.1.0-57-amd64/root", "6.1.0-57-amd64/user-paranoid3", "6.12.9-amd64/root",
-                           "7.0.1-amd64/root"}
+                           "7.0.1-amd64/root", "6.1.0-57-amd64/kernel", "6.12.9-amd64/kernel", "7.0.1-amd64/kernel"}
     results = {(name, c.name): [type(r) for r in c.result] for name, s in suites.items() for c in s}
     assert results[("6.1.0-57-amd64/root", "watermark_sigio")] == [Skipped]  # a known failure, as pytest's xfail
     xfail = next(c for c in suites["6.1.0-57-amd64/root"] if c.name == "watermark_sigio").result[0]
@@ -330,6 +330,14 @@ def test_the_picture_draws_the_boundary_where_the_signal_starts(tmp_path: Path, 
     cells.feed(render_html([fixed, OLD], catalogue))  # given out of order: drawn in version order
     assert cells.points == ["6.1.0-57-amd64=not-delivered", "6.12.118-amd64=delivered"]
     assert cells.boundary
+    # six 6.1 kernels fill the first row; a failed boot opens the second, then the first delivering kernel: the
+    # line is drawn on its row, and the failed boot says nothing of where the signal starts
+    olds = [kernel(f"6.1.0-{n}-amd64", f"6.1.0-{n}-amd64", [case("watermark_sigio", N)]) for n in range(50, 56)]
+    failed = kernel("6.2.0-1-amd64", "6.2.0-1-amd64", [case("watermark_sigio", Verdict.BOOT_FAILED)])
+    picture = _picture(sorted([fixed, failed, *olds], key=KernelResult.order))
+    assert [p["y"] for p in picture["points"]] == [0] * 6 + [140] * 2
+    assert picture["boundary"] == {"x": 185, "y": 140}  # between the failed boot and 6.12.118, on the second row
+    assert _picture(sorted([failed, fixed], key=KernelResult.order))["boundary"] is None
 
 
 def test_kcidb_counts_splats_boots_and_source_versions_as_kernelci_does(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -414,3 +422,17 @@ def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while
     assert found["picture"]  # the watermark picture fits without scrolling: its kernels wrap into rows
     assert found["caseWidth"] <= 16 * 14 + 20  # a long case name wraps in its column (16em, padding and border)
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+
+
+def test_junit_counts_every_finding_the_summary_counts(catalogue: Catalogue) -> None:
+    """A crash, a report outside every case, a flavour or a peer is the kernel's, not a case's: each is a failure
+    of the kernel's own suite (its boot, or a test case of its own), so JUnit's failures are the findings."""
+    loaded = load_results(COMMITTED).results
+    suites = JUnitXml.fromstring(render_junit(loaded, catalogue))
+    failures = [r for s in suites for c in s for r in c.result if isinstance(r, Failure)]
+    assert len(failures) == len(findings(loaded, catalogue)) > 0
+    boots = {s.name: next(iter(s)) for s in suites if s.name.endswith("/kernel")}
+    assert len(boots) == len(loaded) and all(c.name == "boot" for c in boots.values())
+    crashed = [name for name, c in boots.items() if any(isinstance(r, Failure) for r in c.result)]
+    assert crashed == ["6.12.95+deb12-cloud-amd64/kernel"]  # the committed double fault
+    assert not any(f.message.startswith(("delivered:", "measured:")) for f in failures)  # said as the finding

@@ -57,7 +57,7 @@ MEANINGS = {
     Verdict.ERROR: "the reproducer itself failed: never a kernel verdict",
     Verdict.TIMEOUT: "the reproducer, or the whole boot, ran past its deadline",
     Verdict.BOOT_FAILED: "the kernel panicked or never ran our init to the end",
-    Verdict.FLAKY: "repeated runs disagreed; the evidence counts each outcome",
+    Verdict.FLAKY: "repeated runs disagreed; the result counts the runs of each verdict",
 }
 
 

@@ -224,9 +224,19 @@ def findings(kernels: list[KernelResult], catalogue: Catalogue) -> list[Finding]
         out += kernel_findings(kernel)
         out += [Finding(kernel.kernel_id, j.finding, f"[{j.case.privilege}] {j.name}: {j.why}")
                 for cases in judged_cases(kernel, catalogue).values() for j in cases if j.finding is not None]
-        out += [Finding(kernel.kernel_id, "peer", text) for c in peers.compare(kernel, catalogue)
-                if (text := c.finding) is not None]
-    return out + [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
+        out += peer_findings(kernel, catalogue)
+    return out + flavour_differences(kernels)
+
+
+def peer_findings(kernel: KernelResult, catalogue: Catalogue) -> list[Finding]:
+    """Each upstream selftest test that disagrees with its case, or did not finish."""
+    return [Finding(kernel.kernel_id, "peer", text) for c in peers.compare(kernel, catalogue)
+            if (text := c.finding) is not None]
+
+
+def flavour_differences(kernels: list[KernelResult]) -> list[Finding]:
+    """Each case a flavour judges otherwise than the generic kernel of its version."""
+    return [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
 
 
 def shown(found: list[Finding], kernels: list[KernelResult]) -> list[str]:

@@ -25,8 +25,8 @@ def known(row: Expectation) -> str:
     if row.since is None and not row.stable:
         said = f"{row.after}" if row.before == row.after else f"{row.before}, {row.after} once fixed"
     else:
-        since = f"v{row.since[0]}.{row.since[1]}" if row.since else "the stable releases below"
-        said = f"{row.before} before {since}, {row.after} from it"
+        since = f"v{row.since[0]}.{row.since[1]}" if row.since else "the stable releases named"
+        said = f"{row.before} before {since}, {row.after} from {'them' if row.since is None else 'it'}"
     stable = ", ".join(".".join(map(str, r)) for r in row.stable)
     where = [f"passes {', '.join(row.privileges)}"] if row.privileges else []
     where += [f"{', '.join(row.origins)} kernels"] if row.origins else []

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from ..programs.catalogue import Catalogue
-from ..judge.gate import Gate
+from ..judge.gate import of_run
 from ..judge.judgement import findings, judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
@@ -32,15 +32,18 @@ PER_ROW = 6  # kernels on a row of the picture: six fit a 1400 px page with its 
 
 def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
     """The headline verdict kernel by kernel in version order, in rows that fit the page, and the line where
-    the signal starts to arrive (before the first delivering kernel after one that did not)."""
+    the signal starts to arrive: before the first delivering kernel that follows a not-delivering one (at the
+    start of its row when it opens one)."""
     points = []
     for index, kernel in enumerate(ordered):
         root = next((c for c in kernel.reproducers if c.name == HEADLINE and c.privilege == "root"), None)
         verdict = str(root.verdict) if root else "not run"
         points.append({"kernel": kernel.kernel_id, "verdict": verdict, "x": 90 + (index % PER_ROW) * 190,
                        "y": 140 * (index // PER_ROW), "colour": COLOURS.get(verdict, "#999")})
-    boundary = next(({"x": max(points[i]["x"] - 95, 25), "y": points[i]["y"]} for i in range(1, len(points))
-                     if points[i - 1]["verdict"] != "delivered" and points[i]["verdict"] == "delivered"), None)
+    # Between kernels that said delivered or not-delivered: a boot that failed or a split says nothing of when.
+    judged = [p for p in points if p["verdict"] in ("delivered", "not-delivered")]
+    boundary = next(({"x": max(after["x"] - 95, 25), "y": after["y"]} for before, after in zip(judged, judged[1:])
+                     if before["verdict"] == "not-delivered" and after["verdict"] == "delivered"), None)
     rows = max((len(points) + PER_ROW - 1) // PER_ROW, 1)
     return {"points": points, "boundary": boundary, "width": 90 + 190 * min(max(len(points), 1), PER_ROW),
             "height": 140 * rows, "rows": [140 * r for r in range(rows)]}
@@ -79,7 +82,7 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name,
                   "partial": k.runner.partial()} for k in ordered],
-        passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=Gate(found).last_line(), splats=splats,
+        passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=of_run(ordered, catalogue).last_line(), splats=splats,
         peers=peers,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
         outcomes=outcome_rows(validations or [], bisections or [], booted))

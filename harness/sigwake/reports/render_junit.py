@@ -10,7 +10,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ..programs.catalogue import Catalogue
-from ..judge.judgement import Outcome, judged_cases, splats_of
+from ..judge.judgement import (Finding, Outcome, flavour_differences, judged_cases, kernel_findings, peer_findings,
+                               splats_of, untested)
 from ..core.model import KernelResult
 from .report_input import Format
 
@@ -35,9 +36,38 @@ def _properties(suite: ET.Element, kernel: KernelResult) -> None:
         ET.SubElement(properties, "property", name=name, value=value)
 
 
+def kernel_suite(root: ET.Element, kernel: KernelResult, found: list[Finding]) -> None:
+    """The kernel's own suite: its boot (an error when it could not be tested, a failure when it crashed or hung)
+    and a failure per finding of the kernel beside its cases (a report outside every case, a flavour, a peer),
+    so a reader counts every finding the summary counts."""
+    suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/kernel", timestamp=kernel.recorded_at,
+                          hostname=kernel.runner.mode)
+    _properties(suite, kernel)
+    boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}",
+                         time=f"{kernel.boot.seconds or 0:.3f}")
+    ended = [f for f in found if f.kind in ("crash", "hang")]
+    why = untested(kernel)
+    if why is not None:
+        ET.SubElement(boot, "error", message=why, type="not tested").text = why
+    elif ended:
+        ET.SubElement(boot, "failure", message=f"{ended[0].kind}: {ended[0].text}", type=ended[0].kind).text = \
+            "\n".join(f"{f.kind}: {f.text}" for f in ended)
+    others = [f for f in found if f.kind not in ("crash", "hang")]
+    for number, finding in enumerate(others, start=1):
+        element = ET.SubElement(suite, "testcase", name=f"{finding.kind} {number}", classname=f"sigwake.{kernel.kernel_id}")
+        ET.SubElement(element, "failure", message=f"{finding.kind}: {finding.text}", type=finding.kind).text = finding.text
+    suite.set("tests", str(1 + len(others)))
+    suite.set("failures", str(len(others) + (1 if ended and why is None else 0)))
+    suite.set("errors", str(1 if why is not None else 0))
+    suite.set("skipped", "0")
+
+
 def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
     root = ET.Element("testsuites", name="sigwake")
+    flavours = flavour_differences(kernels)
     for kernel in kernels:
+        kernel_suite(root, kernel, kernel_findings(kernel) + peer_findings(kernel, catalogue)
+                     + [f for f in flavours if f.kernel_id == kernel.kernel_id])
         for privilege, cases in judged_cases(kernel, catalogue).items():
             suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/{privilege}",
                                   tests=str(len(cases)), timestamp=kernel.recorded_at,
@@ -50,7 +80,8 @@ def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
                                         classname=f"sigwake.{kernel.kernel_id}.{privilege}",
                                         time=f"{(case.duration_ms or 0) / 1000:.3f}")
                 message = _message(str(case.verdict), judged.why or case.reason, case.evidence)
-                if judged.outcome is Outcome.FAIL:
+                if judged.outcome is Outcome.FAIL:  # said as the finding it is, never as its verdict word
+                    message = f"{judged.finding or 'finding'}: {message}"
                     reports = "".join(f"\n\n{s.title}:\n{s.report}" for s in splats_of(kernel, case))
                     ET.SubElement(element, "failure", message=message,
                                   type=judged.finding or str(case.verdict)).text = message + reports

@@ -9,8 +9,8 @@ from typing import Callable
 
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
-from ..judge.gate import Gate
-from ..judge.judgement import FINDING_KINDS, Finding, findings, judged_cases, shown
+from ..judge.gate import of_run
+from ..judge.judgement import FINDING_KINDS, Finding, findings, judged_cases, shown, unjudged, untested
 from ..judge.peers import compare
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
@@ -81,17 +81,20 @@ def peer_lines(ordered: list[KernelResult], catalogue: Catalogue) -> list[str]:
     return lines
 
 
-def findings_by_kernel(ordered: list[KernelResult], found: list[Finding]) -> list[str]:
-    """A kernel per row, a kind of finding per column (those any kernel has), so a reader sees which kernels
-    are clean and what the others found."""
+def findings_by_kernel(ordered: list[KernelResult], found: list[Finding], catalogue: Catalogue) -> list[str]:
+    """A kernel per row, a kind of finding per column (those any kernel has), and what could not be tested or
+    judged, so a reader sees which kernels are clean and what the others found or lacked."""
     counts = Counter((f.kernel_id, f.kind) for f in found)
     kinds = [k for k in FINDING_KINDS if any(kind == k for _, kind in counts)]
     kernels = [r.kernel_id for r in ordered] + sorted({f.kernel_id for f in found} - {r.kernel_id for r in ordered})
-    lines = ["", "## Findings by kernel", "", "| kernel | " + " | ".join([*kinds, "all"]) + " |",
-             "|---|" + "---|" * (len(kinds) + 1)]
+    lacking = {r.kernel_id: "not tested" if untested(r) is not None else f"{n} cases not judged"
+               for r in ordered if untested(r) is not None or (n := len(unjudged(r, catalogue)))}
+    lines = ["", "## Findings by kernel", "", "| kernel | " + " | ".join([*kinds, "all", "not judged"]) + " |",
+             "|---|" + "---|" * (len(kinds) + 2)]
     for kernel in kernels:
         row = [str(counts[(kernel, k)] or "–") for k in kinds]
-        lines.append(f"| {kernel} | " + " | ".join([*row, str(sum(counts[(kernel, k)] for k in kinds) or "–")]) + " |")
+        total = str(sum(counts[(kernel, k)] for k in kinds) or "–")
+        lines.append(f"| {kernel} | " + " | ".join([*row, total, lacking.get(kernel, "–")]) + " |")
     return lines
 
 
@@ -117,9 +120,11 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
         "Regenerated from the result files beside it: the findings first, then each privilege pass's grid "
         "(folded: a case per row, a kernel per column), the kernels, and what is known of each case.",
         "",
-        f"**{Gate(found).last_line()}**",
+        f"**{of_run(ordered, catalogue).last_line()}**",
     ]
-    lines += findings_by_kernel(ordered, found)
+    if unreadable:
+        lines += ["", f"**{len(unreadable)} result files could not be read**: named below, judged by no one."]
+    lines += findings_by_kernel(ordered, found, catalogue)
     if found:
         listed = shown(found, ordered)
         lines += ["", "## Findings", "", f"<details><summary>{len(listed)} lines, each finding with what it differs "
