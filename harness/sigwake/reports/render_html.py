@@ -15,7 +15,7 @@ import jinja2
 
 from ..programs.catalogue import Catalogue
 from ..judge.gate import of_run
-from ..judge.judgement import findings, judged_cases, shown
+from ..judge.judgement import judged_cases, shown
 from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
@@ -69,7 +69,7 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
                     "href": f"{kernel.kernel_id}.json"})
             rows.append({"case": case, "cells": cells})
         passes.append((privilege, rows))
-    found = findings(ordered, catalogue)
+    judged_run = of_run(ordered, catalogue)
     splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
                "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered for s in k.splats]
@@ -82,7 +82,8 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name,
                   "partial": k.runner.partial()} for k in ordered],
-        passes=passes, picture=_picture(ordered), findings=shown(found, ordered), count=of_run(ordered, catalogue).last_line(), splats=splats,
+        passes=passes, picture=_picture(ordered), findings=shown(judged_run.findings, ordered), count=judged_run.last_line(),
+        splats=splats,
         peers=peers,
         unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
         outcomes=outcome_rows(validations or [], bisections or [], booted))

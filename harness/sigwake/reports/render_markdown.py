@@ -10,7 +10,7 @@ from typing import Callable
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
 from ..judge.gate import of_run
-from ..judge.judgement import FINDING_KINDS, Finding, findings, judged_cases, shown, unjudged, untested
+from ..judge.judgement import FINDING_KINDS, Finding, judged_cases, shown, unjudged, untested
 from ..judge.peers import compare
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
@@ -112,7 +112,8 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
     ordered = sorted(results, key=KernelResult.order)
     failing = [{(j.case.privilege, j.name) for cases in judged_cases(result, catalogue).values() for j in cases
                 if j.finding is not None} for result in ordered]
-    found = findings(ordered, catalogue)
+    judged = of_run(ordered, catalogue)
+    found = judged.findings
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [
         "# sigwake matrix",
@@ -120,7 +121,7 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
         "Regenerated from the result files beside it: the findings first, then each privilege pass's grid "
         "(folded: a case per row, a kernel per column), the kernels, and what is known of each case.",
         "",
-        f"**{of_run(ordered, catalogue).last_line()}**",
+        f"**{judged.last_line()}**",
     ]
     if unreadable:
         lines += ["", f"**{len(unreadable)} result files could not be read**: named below, judged by no one."]
