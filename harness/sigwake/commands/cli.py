@@ -28,6 +28,7 @@ from .arguments import REPO, default_cache, parser
 from .bisect import BisectError, Probe, bisect_debian, bisect_tree, bisection_record
 from ..kernels.build import BuildError, BuildRequest, KernelBuilder, snapshot_config
 from ..programs.catalogue import Catalogue
+from ..core.model import KernelResult
 from ..kernels.debian import DebianError
 from ..targets.options import PRIVILEGES, RunOptions
 from ..kernels.kernels import KernelCache, arches_of, expand_specs, flavours_of
@@ -119,10 +120,9 @@ def ended_by(args: argparse.Namespace, code: int, message: str) -> Ended:
     """A command that ended early: said on stderr, and as a gate's document (--json) whose findings and
     not-tested agree with the code."""
     print(f"sigwake {args.command}: {message}", file=sys.stderr)
-    found = [{"kernel_id": "", "kind": "error", "text": message}] if code == FINDING else []
-    untested = [message] if code == COULD_NOT_TEST else []
-    last = gate.Gate([gate.Finding("", "error", message)] if found else [], untested).last_line()
-    return Ended(code, {"error": message, "last_line": last, "findings": found, "not_tested": untested})
+    judged = gate.Gate([gate.Finding("", "error", message)] if code == FINDING else [],
+                       [message] if code == COULD_NOT_TEST else [])
+    return Ended(code, {"error": message, **judged.document()})
 
 
 def run_command(args: argparse.Namespace) -> Ended:
@@ -162,8 +162,7 @@ def summary_exit(summary: RunSummary, catalogue: Catalogue, also: gate.Gate | No
         text = "\n".join([*body, *(f"finding: {f}" for f in also.findings),
                           *(f"not tested: {u}" for u in also.untested), judged.last_line()]) + "\n"
     print(text, end="")
-    kernels = [dataclasses.asdict(kernel_summary(k, catalogue)) for k in sorted(summary.results, key=lambda k: k.order())]
-    return Ended(judged.exit_code, {**judged.document(), "kernels": kernels})
+    return Ended(judged.exit_code, {**judged.document(), "kernels": kernel_documents(summary.results, catalogue)})
 
 
 def interrupted(stop: Interrupted, results_dir: Path, catalogue: Catalogue) -> Ended:
@@ -171,8 +170,13 @@ def interrupted(stop: Interrupted, results_dir: Path, catalogue: Catalogue) -> E
     done = [r.kernel_id for r in stop.summary.results]
     print(f"interrupted: finished and kept in {results_dir}/: {', '.join(done) or 'none'}; "
           f"not finished: {', '.join(stop.summary.unfinished) or 'none'} (run again with --resume)", file=sys.stderr)
-    kept = [dataclasses.asdict(kernel_summary(k, catalogue)) for k in stop.summary.results]
-    return Ended(INTERRUPTED, {"error": "interrupted", "kernels": kept, "unfinished": list(stop.summary.unfinished)})
+    return Ended(INTERRUPTED, {"error": "interrupted", "kernels": kernel_documents(stop.summary.results, catalogue),
+                               "unfinished": list(stop.summary.unfinished)})
+
+
+def kernel_documents(kernels: list[KernelResult], catalogue: Catalogue) -> list[dict[str, object]]:
+    """--json's kernels: each kernel's summary line as data, in version order."""
+    return [dataclasses.asdict(kernel_summary(k, catalogue)) for k in sorted(kernels, key=KernelResult.order)]
 
 
 def lava_jobs_command(args: argparse.Namespace) -> Ended:
