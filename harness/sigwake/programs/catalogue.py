@@ -78,9 +78,10 @@ class Catalogue:
         every = {p: tuple(c.name for c in self.cases.values() if c.program == p) for p in programs}
         if not globs:
             return every
-        named = {p: tuple(n for n in cases if any(fnmatchcase(n, g) for g in globs)) if cases else
-                 (() if any(fnmatchcase(p, g) for g in globs) else None) for p, cases in every.items()}
-        return {p: cases for p, cases in named.items() if cases is not None and (cases or not every[p])}
+
+        def named(name: str) -> bool:
+            return any(fnmatchcase(name, g) for g in globs)
+        return {p: tuple(filter(named, cases)) for p, cases in every.items() if any(map(named, cases or (p,)))}
 
     def named_runs(self, programs: list[str], globs: tuple[str, ...]) -> tuple[str, ...]:
         """The runs `globs` name, by name (what the guest is given: it matches names, never globs)."""
