@@ -175,6 +175,25 @@ def extracted_once(where: Path, extract: Callable[[Path], None], origin_of: Call
     return image, origin
 
 
+def package_fields(deb: Path, copy: Path) -> tuple[str, str, str]:
+    """A kernel package's name, version and architecture (dpkg-deb reads `copy`; messages name `deb`);
+    KernelSpecError for a file that is no package, or one for an architecture sigwake does not boot."""
+    try:
+        fields = subprocess.run(["dpkg-deb", "--field", str(copy), "Package", "Version", "Architecture"],
+                                capture_output=True, text=True, errors="replace", timeout=60)
+    except subprocess.SubprocessError as e:
+        raise KernelSpecError(f"{deb}: dpkg-deb could not read it ({e}): not booted") from e
+    if fields.returncode != 0:
+        why = (fields.stderr.strip().splitlines() or ["dpkg-deb failed"])[-1]
+        raise KernelSpecError(f"{deb} is not a Debian package ({why}): not booted")
+    control = dict(line.split(": ", 1) for line in fields.stdout.splitlines() if ": " in line)
+    name, version, arch = control.get("Package", ""), control.get("Version", ""), control.get("Architecture", "")
+    if arch not in BOOTABLE_ARCHES:
+        raise KernelSpecError(f"{deb} is a package for {arch or 'no architecture'}; sigwake boots "
+                              f"{', '.join(BOOTABLE_ARCHES)} kernels: not booted")
+    return name, version, arch
+
+
 def discard(deb: Path) -> None:
     """A .deb once its one file is extracted, with the folder download() gave it."""
     deb.unlink()
@@ -253,38 +272,31 @@ class KernelCache:
         named as the package names itself, and apart from any other build of the same name."""
         if not deb.is_file():
             raise KernelSpecError(f"no package file at {deb}")
-        # Read and extracted from one copy, keyed by its own bytes: a file rewritten meanwhile changes nothing.
         digest = sha256_of(deb)
+        with held(self.root / "locks" / f"deb-{digest[:16]}.lock", progress, deb.name):
+            copy = self._local_copy(deb, digest)
+            name, version, arch = package_fields(deb, copy)
+
+            def extract(image: Path) -> None:
+                progress.step(f"extracting the kernel image from {deb.name}")
+                extract_image(copy, image)
+
+            image, origin = extracted_once(self.root / "kernels" / f"deb-{digest[:16]}", extract, lambda sha256: Origin(
+                "debian", name, version, LOCAL, path=str(deb.resolve()), sha256=sha256))
+        return Kernel(f"deb-{kernel_id_of(name)}-{digest[:8]}", origin, image, arch)
+
+    def _local_copy(self, deb: Path, digest: str) -> Path:
+        """The package file, copied under the cache by its bytes (under its lock): read and extracted from that
+        one copy, so a file rewritten meanwhile changes nothing."""
         copy = self.root / "debs" / "local" / digest[:16] / deb.name
-        copy.parent.mkdir(parents=True, exist_ok=True)
         if not copy.is_file():
+            copy.parent.mkdir(parents=True, exist_ok=True)
             part = copy.with_name(copy.name + ".part")
             shutil.copyfile(deb, part)
             if sha256_of(part) != digest:
                 raise KernelSpecError(f"{deb} changed while it was read: not booted")
             part.rename(copy)
-        try:
-            fields = subprocess.run(["dpkg-deb", "--field", str(copy), "Package", "Version", "Architecture"],
-                                    capture_output=True, text=True, errors="replace", timeout=60)
-        except subprocess.SubprocessError as e:
-            raise KernelSpecError(f"{deb}: dpkg-deb could not read it ({e}): not booted") from e
-        if fields.returncode != 0:
-            why = (fields.stderr.strip().splitlines() or ["dpkg-deb failed"])[-1]
-            raise KernelSpecError(f"{deb} is not a Debian package ({why}): not booted")
-        control = dict(line.split(": ", 1) for line in fields.stdout.splitlines() if ": " in line)
-        name, version, arch = control.get("Package", ""), control.get("Version", ""), control.get("Architecture", "")
-        if arch not in BOOTABLE_ARCHES:
-            raise KernelSpecError(f"{deb} is a package for {arch or 'no architecture'}; sigwake boots "
-                                  f"{', '.join(BOOTABLE_ARCHES)} kernels: not booted")
-
-        def extract(image: Path) -> None:
-            progress.step(f"extracting the kernel image from {deb.name}")
-            extract_image(copy, image)
-
-        with held(self.root / "locks" / f"deb-{digest[:16]}.lock", progress, deb.name):
-            image, origin = extracted_once(self.root / "kernels" / f"deb-{digest[:16]}", extract, lambda sha256: Origin(
-                "debian", name, version, LOCAL, path=str(deb.resolve()), sha256=sha256))
-        return Kernel(f"deb-{kernel_id_of(name)}-{digest[:8]}", origin, image, arch)
+        return copy
 
     def source_tarball(self, series: str, progress: Progress) -> Path:
         """linux-source-<series>'s tarball (e.g. 6.1, 6.12), from the first suite that has it; cached."""
