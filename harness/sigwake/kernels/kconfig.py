@@ -17,9 +17,9 @@ ESSENTIAL = "# sigwake: essential"
 # debug.config are there to add with --fragment.
 DEFAULT_FRAGMENTS = ("qemu-boot", "perf", "pvh", "bpf", "tracepoints")
 # Another architecture's: its own board's console and power-off, no PVH (an x86 entry point).
+ARCH_FRAGMENTS = {"amd64": DEFAULT_FRAGMENTS, "arm64": ("qemu-boot-arm64", "perf", "bpf", "tracepoints")}
 # Merged first onto a full .config (--config): a distro's names certificate files only its own tree has.
 OWN_KEYS = Path(__file__).resolve().parents[3] / "kernel-configs" / "own-keys.config"
-ARCH_FRAGMENTS = {"amd64": DEFAULT_FRAGMENTS, "arm64": ("qemu-boot-arm64", "perf", "bpf", "tracepoints")}
 
 
 @dataclass(frozen=True)
