@@ -30,6 +30,12 @@ class Expectation:
     commit: str | None = None  # the commit that changed it at `since`
     stable: tuple[Release, ...] = ()  # stable releases from which their branch has `after` (before `since`)
 
+    def scope(self) -> str:
+        """The passes and kernel origins it speaks of, in words ("passes user-paranoid3; debian kernels"); ""
+        when it speaks of every one."""
+        return "; ".join([*([f"passes {', '.join(self.privileges)}"] if self.privileges else []),
+                          *([f"{', '.join(self.origins)} kernels"] if self.origins else [])])
+
     def applies(self, privilege: str, origin: str) -> bool:
         return ((self.privileges is None or privilege in self.privileges)
                 and (self.origins is None or origin in self.origins))

@@ -28,10 +28,8 @@ def known(row: Expectation) -> str:
         since = f"v{row.since[0]}.{row.since[1]}" if row.since else "the stable releases named"
         said = f"{row.before} before {since}, {row.after} from {'them' if row.since is None else 'it'}"
     stable = ", ".join(".".join(map(str, r)) for r in row.stable)
-    where = [f"passes {', '.join(row.privileges)}"] if row.privileges else []
-    where += [f"{', '.join(row.origins)} kernels"] if row.origins else []
     return (said + (f" ({row.commit})" if row.commit else "") + (f"; stable {stable}" if stable else "")
-            + (f" [{'; '.join(where)}]" if where else ""))
+            + (f" [{row.scope()}]" if row.scope() else ""))
 
 
 def case_entry(case: CaseFacts) -> list[str]:

@@ -174,9 +174,7 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
     known = [("*", e) for e in expectations.KERNEL_WIDE]
     known += [(case.name, e) for case in catalogue.cases.values() for e in case.expected]
     for name, expectation in known:
-        scope = [f"passes {', '.join(expectation.privileges)}" if expectation.privileges else "",
-                 f"{', '.join(expectation.origins)} kernels" if expectation.origins else ""]
-        where = f" ({'; '.join(filter(None, scope))})" if any(scope) else ""
+        where = f" ({scope})" if (scope := expectation.scope()) else ""
         grouped.setdefault((where, expectation.source), []).append(f"`{name}`")
     lines += [f"- {', '.join(cases)}{where}: {source}" for (where, source), cases in grouped.items()]
     return "\n".join(lines) + "\n"
