@@ -11,7 +11,9 @@ import pytest
 
 from sigwake.core.progress import Progress
 from sigwake.kernels import kconfig
-from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git, request_key, snapshot_config, tree_state
+from sigwake.kernels.build import BuildError, BuildRequest, KernelBuilder, git, patchset_hash, request_key, \
+    snapshot_config, tree_source, tree_state
+from sigwake.kernels.kernels import built_from
 from sigwake.kernels.source_tree import commit_all
 
 
@@ -119,3 +121,34 @@ def test_a_full_config_is_the_base_with_its_own_keys_then_the_fragments_and_keys
     distro.write_text("CONFIG_MODULES=n\n")  # the file changes; the snapshot a command builds from does not
     assert snapshot.read_text().startswith("CONFIG_MODULES=y") and snapshot.name == distro.name
     assert len({built.key, tiny.key, request_key(request, built.tree_state, distro)}) == 3
+
+
+def test_a_build_records_where_its_tree_came_from_as_a_kcidb_checkout_names_it(tmp_path: Path) -> None:
+    tree = fake_tree(tmp_path / "tree")
+    git(tree, "checkout", "-q", "-b", "perf-fixes")
+    git(tree, "remote", "add", "upstream", "https://git.kernel.org/pub/scm/linux/kernel/git/perf/linux.git")
+    git(tree, "config", "branch.perf-fixes.remote", "upstream")
+    git(tree, "tag", "v6.18-rc1")
+    (tmp_path / "perf.config").write_text("# sigwake: essential\nCONFIG_PERF_EVENTS=y\n")
+    built = KernelBuilder(tmp_path / "cache", jobs=1).build(BuildRequest(tree, (tmp_path / "perf.config",)),
+                                                            Progress(quiet=True))
+    assert (built.remote, built.branch, built.name, built.patchset) == (
+        "https://git.kernel.org/pub/scm/linux/kernel/git/perf/linux.git", "perf-fixes", "v6.18-rc1", "")
+    origin = built_from(built.image)  # what the kernel's result records (file_kernel's Origin)
+    assert (origin["git_url"], origin["git_branch"], origin["git_name"], origin["patchset_hash"]) == (
+        built.remote, "perf-fixes", "v6.18-rc1", "")
+    git(tree, "checkout", "-q", "--detach")
+    assert tree_source(tree)["branch"] == ""  # a detached HEAD is on no branch
+    (tree / "Makefile").write_text((tree / "Makefile").read_text() + "# changed\n")  # uncommitted: no patchset known
+    dirty = KernelBuilder(tmp_path / "cache", jobs=1).build(BuildRequest(tree, (tmp_path / "perf.config",)),
+                                                            Progress(quiet=True))
+    assert "patchset_hash" not in built_from(dirty.image)
+
+
+def test_a_patchset_is_hashed_as_kcidb_says(tmp_path: Path) -> None:
+    first, second = tmp_path / "0001.patch", tmp_path / "0002.patch"
+    first.write_text("one\n")
+    second.write_text("two\n")
+    lines = "".join(hashlib.sha256(p.read_bytes()).hexdigest() + "\n" for p in (first, second))
+    assert patchset_hash((first, second)) == hashlib.sha256(lines.encode()).hexdigest()  # sha256sum | cut | sha256sum
+    assert patchset_hash(()) == "" and patchset_hash((second, first)) != patchset_hash((first, second))

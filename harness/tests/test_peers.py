@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from conftest import spec
@@ -26,7 +25,8 @@ from sigwake.reports.render_html import render_html
 from sigwake.reports.render_kcidb import render_kcidb
 from sigwake.reports.render_markdown import render_matrix
 from sigwake.targets.interpret import peer_results
-from test_reports import KCIDB_V5_3, case, kernel, no_nulls
+import kcidb_reader
+from test_reports import case, kernel
 
 RUNNER = """KTAP version 1
 1..3
@@ -106,12 +106,11 @@ def test_a_disagreement_and_an_unfinished_selftest_are_findings_in_every_report(
     assert "| 6.12.9-amd64 | watermark_signal: global.watermark_signal | fail: watermark_signal: Test failed | " \
            "watermark_sigio: delivered | disagree |" in matrix
     submission = render_kcidb([result], catalogue, tmp_path)
-    jsonschema.validate(submission, KCIDB_V5_3)
-    assert no_nulls(submission)
+    kcidb_reader.validate(submission)
     tests = {t["path"]: t for t in submission["tests"]}
-    assert tests["peer.watermark_signal.global_watermark_signal"]["status"] == "FAIL"
-    assert tests["peer.watermark_signal.global_watermark_signal"]["misc"]["agreement"] == "disagree"
-    assert tests["peer.sigtrap_threads.sigtrap_threads"]["status"] == "ERROR"
+    assert tests["kselftest.perf_events.watermark_signal.global.watermark_signal"]["status"] == "FAIL"
+    assert tests["kselftest.perf_events.watermark_signal.global.watermark_signal"]["misc"]["agreement"] == "disagree"
+    assert tests["kselftest.perf_events.sigtrap_threads.sigtrap_threads"]["status"] == "ERROR"
     assert 'class="peer" data-agrees="disagree"' in render_html([result], catalogue)
 
 

@@ -97,9 +97,9 @@ def test_a_flavour_that_differs_from_its_generic_twin_is_a_finding(tmp_path: Pat
     local_rt = dataclasses.replace(RT_61, origin=dataclasses.replace(RT_61.origin, suite=LOCAL))
     assert flavour_findings([local_rt, GENERIC_61]) == []
     # nor is it Debian's checkout in KCIDB: its own bytes are
-    from sigwake.reports.render_kcidb import _checkout
-    assert _checkout(local, "sigwake")["id"] != _checkout(GENERIC_61, "sigwake")["id"]
-    assert "local package file" in _checkout(local, "sigwake")["comment"]
+    from sigwake.reports.kcidb_sources import checkout
+    assert checkout(local, "sigwake")["id"] != checkout(GENERIC_61, "sigwake")["id"]
+    assert "local package file" in checkout(local, "sigwake")["comment"]
 
 
 def qa_config(tmp_path: Path, flavours: tuple[str, ...]) -> QaConfig:

@@ -1,14 +1,13 @@
 """The report formats, from stored results: each mapping checked where a wrong one
 would show (a known failure, a difference, a skip, an error, a missed boot), each
 format read back by what reads it: KTAP by the ktap.rst rules, JUnit by Debian's
-junitparser, KCIDB against the v5.3 constraints it relies on, the HTML page in a
-real headless Chromium."""
+junitparser, KCIDB by kcidb-io's v5.3 schema and the dashboard's rules
+(kcidb_reader.py), the HTML page in a real headless Chromium."""
 
 from __future__ import annotations
 
 import re
 
-import dataclasses
 import hashlib
 import json
 import shutil
@@ -18,18 +17,17 @@ import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
-import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
+import kcidb_reader
+
 from sigwake.programs.catalogue import Catalogue
 from sigwake.judge.judgement import Outcome, findings, judge
-from sigwake.parse.console import frame_line
-from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
+from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner
 from sigwake.reports.report import ReportOptions, render, write_reports
 from sigwake.reports.render_html import _picture, render_html
 from sigwake.reports.render_junit import render_junit
-from sigwake.reports.render_kcidb import render_kcidb
 from sigwake.parse import ktap
 from sigwake.reports.render_ktap import render_ktap
 from sigwake.core.typed_json import to_data
@@ -137,85 +135,6 @@ def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path, catalogue: Ca
     assert not any(re.match(r"([a-z-]+): \1:", m) for m in messages), messages
 
 
-# What sigwake relies on of KCIDB's I/O schema v5.3 (kcidb-io's kcidb_io/schema/v05_03.py and its
-# ancestors): the required fields, the id, origin and path patterns, the status names, the
-# properties each object may have (no others), the excerpt limit, and no nulls anywhere.
-ORIGIN = "^[a-z0-9_]+$"
-ID = "^[a-z0-9_]+:.*$"
-RESOURCE_FREE = {"type": "object"}
-KCIDB_V5_3 = {
-    "type": "object",
-    "required": ["version"],
-    "additionalProperties": False,
-    "properties": {
-        "version": {"type": "object", "required": ["major"], "additionalProperties": False,
-                    "properties": {"major": {"const": 5}, "minor": {"type": "integer", "minimum": 0, "maximum": 3}}},
-        "checkouts": {"type": "array", "items": {
-            "type": "object", "required": ["id", "origin"], "additionalProperties": False,
-            "properties": {"id": {"type": "string", "pattern": ID}, "origin": {"type": "string", "pattern": ORIGIN},
-                           "tree_name": {"type": "string"}, "comment": {"type": "string"},
-                           "start_time": {"type": "string"}, "valid": {"type": "boolean"},
-                           "git_commit_hash": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
-                           "misc": RESOURCE_FREE}}},
-        "builds": {"type": "array", "items": {
-            "type": "object", "required": ["checkout_id", "id", "origin"], "additionalProperties": False,
-            "properties": {"id": {"type": "string", "pattern": ID}, "origin": {"type": "string", "pattern": ORIGIN},
-                           "checkout_id": {"type": "string", "pattern": ID},
-                           "architecture": {"type": "string", "pattern": "^[a-z0-9_]*$"},
-                           "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]},
-                           "config_name": {"type": "string"}, "start_time": {"type": "string", "format": "date-time"},
-                           "comment": {"type": "string"}, "misc": RESOURCE_FREE}}},
-        "tests": {"type": "array", "items": {
-            "type": "object", "required": ["build_id", "id", "origin"], "additionalProperties": False,
-            "properties": {
-                "id": {"type": "string", "pattern": ID}, "origin": {"type": "string", "pattern": ORIGIN},
-                "build_id": {"type": "string", "pattern": ID},
-                "path": {"type": "string", "pattern": r"^(?:[a-zA-Z0-9_-]+(?:\.[a-zA-Z0-9_-]+)*)?$"},
-                "status": {"enum": ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]}, "comment": {"type": "string"},
-                "start_time": {"type": "string"}, "duration": {"type": "number"},
-                "log_url": {"type": "string", "pattern": "^(file|https?)://"},
-                "log_excerpt": {"type": "string", "maxLength": 16384},
-                "environment": {"type": "object", "additionalProperties": False,
-                                "properties": {"comment": {"type": "string"}, "misc": RESOURCE_FREE}},
-                "misc": RESOURCE_FREE}}},
-    },
-}
-
-
-def no_nulls(value: object) -> bool:
-    if isinstance(value, dict):
-        return all(no_nulls(v) for v in value.values())
-    if isinstance(value, list):
-        return all(no_nulls(v) for v in value)
-    return value is not None
-
-
-def test_kcidb_stays_inside_v5_3_and_maps_statuses(tmp_path: Path, catalogue: Catalogue) -> None:
-    data = render_kcidb([OLD, REGRESSED, DEAD], catalogue, tmp_path, "sigwake_lab")
-    jsonschema.validate(data, KCIDB_V5_3)
-    assert no_nulls(data)
-    builds = {b["id"] for b in data["builds"]}
-    checkouts = {c["id"] for c in data["checkouts"]}
-    assert all(b["checkout_id"] in checkouts for b in data["builds"])
-    assert all(t["build_id"] in builds for t in data["tests"])
-    ids = [t["id"] for t in data["tests"]]
-    assert len(set(ids)) == len(ids) and all(i.startswith("sigwake_lab:") for i in ids)
-    status = {(t["build_id"].split(":")[-1], t["path"]): t["status"] for t in data["tests"]}
-    old = OLD.origin.sha256
-    assert status[(old, "sigwake.root.watermark_sigio")] == "FAIL"  # faulty, as known: each pass its own path
-    assert status[(old, "sigwake.root.watermark_poll")] == "PASS"
-    assert status[(old, "sigwake.user-paranoid3.watermark_sigio")] == "SKIP"
-    assert status[(old, "sigwake.root.exactly_once")] == "ERROR"  # the reproducer's own failure
-    assert status[(old, "boot")] == "PASS"  # a boot test per build, as KernelCI's dashboards count boots
-    dead = [t for t in data["tests"] if "7.0.1" in t["log_url"]]
-    assert [(t["path"], t["status"]) for t in dead] == [("boot", "FAIL"), ("sigwake.root.watermark_sigio", "MISS")]
-    assert dead[0]["log_excerpt"] == "panic here"  # the boot's own console tail; MISS only for what never ran
-    assert all(b["status"] == "PASS" and b["config_name"] == "debian amd64 generic" for b in data["builds"])
-    assert render_kcidb([OLD, REGRESSED, DEAD], catalogue, tmp_path, "sigwake_lab") == data  # ids stable across re-renders
-    with pytest.raises(ValueError, match="origin"):
-        render_kcidb([OLD], catalogue, tmp_path, "Not-An-Origin")
-
-
 def test_the_committed_results_render_in_every_format(tmp_path: Path, catalogue: Catalogue) -> None:
     results = tmp_path / "results"
     shutil.copytree(COMMITTED, results)
@@ -223,7 +142,7 @@ def test_the_committed_results_render_in_every_format(tmp_path: Path, catalogue:
     assert {p.name for p in written} >= {"matrix.md", "junit.xml", "submission.json", "index.html"}
     for document in (results / "ktap").glob("*.ktap"):
         assert ktap_problems(document.read_text().splitlines()) == [], document
-    jsonschema.validate(json.loads((results / "kcidb" / "submission.json").read_text()), KCIDB_V5_3)
+    kcidb_reader.validate(json.loads((results / "kcidb" / "submission.json").read_text()))
     assert load_results(results).unreadable == []  # no report is mistaken for a result file
     JUnitXml.fromfile(str(results / "junit.xml"))
     summary = render(results, "summary", ReportOptions(), catalogue)
@@ -338,47 +257,6 @@ def test_the_picture_draws_the_boundary_where_the_signal_starts(tmp_path: Path, 
     assert [p["y"] for p in picture["points"]] == [0] * 6 + [140] * 2
     assert picture["boundary"] == {"x": 185, "y": 140}  # between the failed boot and 6.12.118, on the second row
     assert _picture(sorted([failed, fixed], key=KernelResult.order))["boundary"] is None
-
-
-def test_kcidb_counts_splats_boots_and_source_versions_as_kernelci_does(tmp_path: Path, catalogue: Catalogue) -> None:
-    warn = Splat("warning", "WARNING in perf_event_wakeup", 3, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
-                 case="watermark_sigio", tainted_before="0", tainted_after="512")
-    console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n",
-               frame_line("ab", 1, "ok 1 watermark_sigio"), frame_line("ab", 2, "# sigwake.start=watermark_poll"),
-               frame_line("ab", 3, "ok 2 watermark_poll")]
-    (tmp_path / "6.12.9-amd64.console.log").write_text("".join(console))
-    splatted = dataclasses.replace(REGRESSED, splats=[warn], kernel_version="#1 SMP Debian 6.12.9-1 (2026-10-12)",
-                                   reproducers=[dataclasses.replace(REGRESSED.reproducers[0], console_span=[1, 3])])
-    rt = dataclasses.replace(splatted, kernel_id="6.12.9-rt-amd64", splats=[],
-                             origin=dataclasses.replace(splatted.origin, package="linux-image-6.12.9-rt-amd64",
-                                                        sha256="f" * 64))
-    data = render_kcidb([splatted, rt], catalogue, tmp_path, "sigwake", "https://logs.example.org/run1")
-    jsonschema.validate(data, KCIDB_V5_3)
-    assert len(data["checkouts"]) == 1  # generic and rt of one source version: one checkout
-    by_path = {(t["build_id"], t["path"]): t for t in data["tests"]}
-    build = f"sigwake:{splatted.origin.sha256}"
-    splat = by_path[(build, "sigwake.root.watermark_sigio.splat")]
-    assert (splat["status"], splat["comment"], splat["misc"]["tainted_after"]) == (
-        "FAIL", "WARNING in perf_event_wakeup", "512")
-    case = by_path[(build, "sigwake.root.watermark_sigio")]
-    assert case["status"] == "FAIL" and case["misc"]["finding"] == "splat"
-    # its own console lines, frames read as their payload, the kernel's lines as printed
-    assert case["log_excerpt"] == "# sigwake.start=watermark_sigio\n[ 1.0] WARNING: CPU: 0 PID: 9 at ...\nok 1 watermark_sigio"
-    assert case["log_url"] == "https://logs.example.org/run1/6.12.9-amd64.console.log"
-    assert by_path[(build, "boot")]["status"] == "PASS"
-    assert next(b for b in data["builds"] if b["id"] == build)["start_time"] == "2026-10-12T00:00:00+00:00"
-
-
-def test_a_kernel_built_from_source_is_a_checkout_of_its_commit(tmp_path: Path, catalogue: Catalogue) -> None:
-    commit = "0123456789abcdef0123456789abcdef01234567"
-    built = dataclasses.replace(OLD, origin=Origin("file", path="/b/vmlinux", sha256="e" * 64, git_tree="/src/linux",
-                                                  git_commit=commit, config="tinyconfig + perf.config",
-                                                  built_at="2026-11-30T16:40:00+00:00"))
-    data = render_kcidb([built], catalogue, tmp_path)
-    jsonschema.validate(data, KCIDB_V5_3)
-    (checkout,), (build,) = data["checkouts"], data["builds"]
-    assert (checkout["git_commit_hash"], checkout["misc"]["tree"]) == (commit, "/src/linux")
-    assert (build["config_name"], build["start_time"]) == ("tinyconfig + perf.config", "2026-11-30T16:40:00+00:00")
 
 
 # Injected into a copy of the page (the page itself has no script): scroll the first matrix down and right, and

@@ -94,9 +94,13 @@ def committed_result(where: Any) -> dict[str, Any]:
 
 def now(current: dict[str, Any]) -> dict[str, Any]:
     """A schema 5 result as it reads today: no peers (taken out for the older schemas), the kernel started (its
-    init ran), no target failure told apart, no machine probed (no peers ran), every case run (no --case)."""
+    init ran), no target failure told apart, no machine probed (no peers ran), every case run (no --case), no
+    built tree's source, no boot's or case's start."""
+    source = dict.fromkeys(("git_url", "git_branch", "git_name", "patchset_hash"))
     return {**current, "schema": KERNEL_RESULT, "peers": [], "runner": {**current["runner"], "cases": []},
-            "boot": {**current["boot"], "kernel_started": True, "target_failed": ""}, "machine": {}}
+            "boot": {**current["boot"], "kernel_started": True, "target_failed": "", "started_at": None},
+            "machine": {}, "origin": {**current["origin"], **source},
+            "reproducers": [{**r, "started_at": None} for r in current["reproducers"]]}
 
 
 def test_a_schema_5_result_learns_whether_its_kernel_started(tmp_path: Path) -> None:

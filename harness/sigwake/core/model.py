@@ -10,12 +10,12 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 10  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+SCHEMA = 11  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
 # 5: the upstream selftests' results (peers); 6: the boot says whether the kernel started (printed its banner),
 # and what the selftests need of the machine (breakpoint, pmu) as probed before they ran; 7: whether the target
 # (not the kernel) ended the boot; 8: a report's task, and where one no case's was printed; 9: when the kernel
 # printed a report (its log's clock), by which it is placed among the runs; 10: the globs that named the only
-# cases run (run --case)
+# cases run (run --case); 11: a built tree's remote, branch, name and patchset; when the boot and each case's run started
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -51,6 +51,10 @@ class Origin:
     git_commit: str | None = None
     config: str | None = None
     built_at: str | None = None
+    git_url: str | None = None  # a built tree's remote (the URL its branch pulls from), branch, `git describe`,
+    git_branch: str | None = None  # and the patches applied, hashed as KCIDB's patchset_hash ("" none applied)
+    git_name: str | None = None
+    patchset_hash: str | None = None
 
     def to_json(self) -> dict[str, str]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -109,6 +113,7 @@ class ReproResult:
     runs: dict[str, int] = field(default_factory=dict)  # verdict -> how many runs reached it
     kernel_path: Evidence = field(default_factory=dict)  # function -> calls for our events, or why unavailable
     console_span: list[int] = field(default_factory=list)  # [first, last] console line of the run shown
+    started_at: str | None = None  # when the run shown started: its boot's start plus the kernel log's clock
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,7 @@ class BootRecord:
     boots: int = 1  # more than one: a crash or hang ended a boot and the runs after it went on in fresh ones
     kernel_started: bool = False  # it printed its banner: a death before our init is the kernel's, not the target's
     target_failed: str = ""  # the target ended the boots (QEMU killed or stopped from outside): not the kernel's
+    started_at: str | None = None  # when the target started the (first) boot, where it says
 
 
 @dataclass

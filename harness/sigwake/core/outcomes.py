@@ -82,7 +82,7 @@ class ValidationRecord:
     last_line: str  # "findings: none", or the findings counted
     exit_code: int
     reports: list[str] = field(default_factory=list)  # kernel reports the patched kernel printed and the base did not
-    schema: int = 2
+    schema: int = 3  # 3: a case carries when its run started (kernel-result schema 11)
 
     @property
     def name(self) -> str:

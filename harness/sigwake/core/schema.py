@@ -16,7 +16,7 @@ from .model import SCHEMA
 FOLDER = Path(__file__).parent / "schemas"
 
 # The version each kind is written at.
-CURRENT = {"kernel-result": SCHEMA, "qa": 1, "mutant-score": 3, "validation": 2, "bisection": 2, "case-facts": 5, "history-score": 2}
+CURRENT = {"kernel-result": SCHEMA, "qa": 1, "mutant-score": 3, "validation": 3, "bisection": 2, "case-facts": 5, "history-score": 2}
 
 
 @functools.cache

@@ -99,12 +99,15 @@ def expected(catalogue: Catalogue, repro: str, release: str, privilege: str = "r
     return None
 
 
+def applying(catalogue: Catalogue, repro: str, privilege: str = "root", origin: str = "file") -> Expectation | None:
+    """The row of what is known that speaks of this pass and origin (the narrower first)."""
+    return next((row for row in rows(catalogue, repro) if row.applies(privilege, origin)), None)
+
+
 def correct(catalogue: Catalogue, repro: str, privilege: str = "root", origin: str = "file") -> Verdict | None:
     """The behaviour of a kernel with every known fix: what a patch should leave or make true."""
-    for row in rows(catalogue, repro):
-        if row.applies(privilege, origin):
-            return row.after
-    return None
+    row = applying(catalogue, repro, privilege, origin)
+    return row.after if row is not None else None
 
 
 @dataclass(frozen=True)

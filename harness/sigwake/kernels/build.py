@@ -63,6 +63,10 @@ class BuiltKernel:
     config: str = ""
     started: str = ""
     code: str = ""  # code_digest() of the image: equal in two builds, equal kernels ("" where not known)
+    remote: str = ""  # where the tree's commit came from (tree_source): its branch's remote, the branch,
+    branch: str = ""  # `git describe`; and the patches applied, hashed as KCIDB hashes a patchset
+    name: str = ""
+    patchset: str = ""
 
 
 def git(tree: Path, *args: str) -> str:
@@ -70,6 +74,29 @@ def git(tree: Path, *args: str) -> str:
     if done.returncode != 0:
         raise BuildError(f"git {' '.join(args)} in {tree}: {done.stderr.strip()}")
     return done.stdout
+
+
+def _git_or_empty(tree: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True, timeout=600)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def tree_source(tree: Path) -> dict[str, str]:
+    """Where a tree's HEAD came from, as a KCIDB checkout names it: the URL of the remote its branch pulls from
+    (else `origin`), the branch (none on a detached HEAD) and `git describe`; "" for each it does not have."""
+    branch = _git_or_empty(tree, "symbolic-ref", "--short", "-q", "HEAD")
+    remote = (_git_or_empty(tree, "config", f"branch.{branch}.remote") if branch else "") or "origin"
+    return {"remote": _git_or_empty(tree, "remote", "get-url", remote) if remote != "." else "", "branch": branch,
+            "name": _git_or_empty(tree, "describe", "--tags", "--always", "HEAD")}
+
+
+def patchset_hash(files: tuple[Path, ...]) -> str:
+    """KCIDB's patchset_hash of the patch files, in order: sha256 over each file's sha256 and a newline
+    (`sha256sum *.patch | cut -c-64 | sha256sum`); "" for none."""
+    if not files:
+        return ""
+    lines = "".join(hashlib.sha256(f.read_bytes()).hexdigest() + "\n" for f in files)
+    return hashlib.sha256(lines.encode()).hexdigest()
 
 
 def tree_state(tree: Path) -> str:
@@ -174,7 +201,9 @@ class KernelBuilder:
             saved = json.loads(meta.read_text())
             built = BuiltKernel(Path(saved["image"]), saved["key"], saved["tree_state"], Path(saved["log"]),
                                 saved["seconds"], True, saved["warnings"], saved.get("tree", ""),
-                                saved.get("config", ""), saved.get("started", ""), saved.get("code", ""))
+                                saved.get("config", ""), saved.get("started", ""), saved.get("code", ""),
+                                saved.get("remote", ""), saved.get("branch", ""), saved.get("name", ""),
+                                saved.get("patchset", ""))
             progress.step(f"kernel {state[:12]} already built ({key}): {built.image}")
             return built
 
@@ -184,6 +213,7 @@ class KernelBuilder:
         log = dest / "build.log"
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         start = time.monotonic()
+        source = tree_source(request.tree)
         with log.open("w") as log_file, patches.applied(request.tree, list(request.patches)):
             warnings = self._configure(request, out, log_file, progress)
             config = kconfig.read_options((out / ".config").read_text())
@@ -196,7 +226,8 @@ class KernelBuilder:
         config = " + ".join(p.name for p in (*self.fragments_of(request), *request.patches))
         built = BuiltKernel(image, key, state, log, round(time.monotonic() - start, 1), False, warnings,
                             str(request.tree.resolve()), f"{self.base_of(request)} + {config}", started,
-                            code_digest(image))
+                            code_digest(image), source["remote"], source["branch"], source["name"],
+                            patchset_hash(request.patches))
         atomic_write(meta, json.dumps({**asdict(built), "image": str(image), "log": str(log)}, indent=2) + "\n")
         progress.step(f"built {image} in {built.seconds} s")
         return built

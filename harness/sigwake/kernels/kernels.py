@@ -125,17 +125,23 @@ def file_kernel(path: Path) -> Kernel:
 
 
 def built_from(image: Path) -> dict[str, str]:
-    """For an image sigwake built from source (its build's meta.json beside it): the tree, the commit, the
-    config and when the build started; nothing for any other file."""
+    """For an image sigwake built from source (its build's meta.json beside it): the tree, the commit, where it
+    came from (remote, branch, describe), the config, when the build started, and the patchset applied when
+    nothing else was uncommitted; nothing for any other file."""
     try:
         meta = json.loads((image.parent / "meta.json").read_text())
     except (OSError, ValueError):
         return {}
     if not isinstance(meta, dict) or Path(str(meta.get("image", ""))).resolve() != image.resolve():
         return {}
-    found = {"git_tree": meta.get("tree"), "git_commit": str(meta.get("tree_state", "")).split("+")[0],
-             "config": meta.get("config"), "built_at": meta.get("started")}
-    return {k: str(v) for k, v in found.items() if v}
+    state = str(meta.get("tree_state", ""))
+    found = {"git_tree": meta.get("tree"), "git_commit": state.split("+")[0], "config": meta.get("config"),
+             "built_at": meta.get("started"), "git_url": meta.get("remote"), "git_branch": meta.get("branch"),
+             "git_name": meta.get("name")}
+    kept = {k: str(v) for k, v in found.items() if v}
+    if "+" not in state and isinstance(meta.get("patchset"), str):  # "" is a patchset too: none applied
+        kept["patchset_hash"] = meta["patchset"]
+    return kept
 
 
 ARM64_IMAGE_MAGIC = b"ARM\x64"  # at offset 56 of an arm64 Image (Documentation/arch/arm64/booting.rst)

@@ -24,6 +24,7 @@ class CaseRun:
     reported: bool = True  # False: made by the harness for a run the guest never finished (a cut-off, a miss)
     left_out: int = 0  # runs of its case the guest left out after it, its first runs having agreed
     torn: bool = False  # its report lost framed lines on the way (a lab's log): no word of the kernel
+    started_at: str | None = None  # when it started (ISO 8601), where the target gave a clock
 
 
 def combine(runs: list[CaseRun], repeat: int | None = None) -> list[ReproResult]:
@@ -62,6 +63,6 @@ def combine(runs: list[CaseRun], repeat: int | None = None) -> list[ReproResult]
         results.append(ReproResult(
             case, verdict, reason, first.evidence,
             round(statistics.median(durations), 2) if durations else None,
-            privilege, dict(counts), first.kernel_path, list(first.console_span or ()),
+            privilege, dict(counts), first.kernel_path, list(first.console_span or ()), first.started_at,
         ))
     return results

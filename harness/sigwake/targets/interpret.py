@@ -5,6 +5,7 @@ hit. A boot that panics, hangs or prints no complete report becomes a recorded v
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from dataclasses import dataclass, field
 
 from ..core.model import CUT_OFF, LOST_IN_TRANSPORT, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, \
@@ -128,6 +129,20 @@ def lost_near(boot: BootRead, around: list[tuple[int, int]], i: int) -> str:
     return f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))})" if lost else ""
 
 
+def iso(epoch: float | None) -> str | None:
+    if epoch is None:
+        return None
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def run_started(boot: BootRead, run: ktap.ProgramRun) -> str | None:
+    """When a run started: its boot's start plus the kernel log's clock as it started (early by the firmware's
+    time before that clock runs); None where the target or the guest gave no clock."""
+    if boot.outcome.started is None or run.printk_start is None:
+        return None
+    return iso(boot.outcome.started + run.printk_start)
+
+
 def case_runs(boot: BootRead) -> list[CaseRun]:
     """Every run the boot's init reported, the one a crash or hang cut off included."""
     console_end = boot.outcome.console.count("\n") + 1  # where a run cut off ends: with its console
@@ -138,23 +153,24 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
         problem = run_problem(run)
         last = run.console_end or console_end
         span = (run.console_line + boot.line_offset, last + boot.line_offset) if run.console_line else None
+        at = run_started(boot, run)
         if lost := lost_near(boot, around, i):  # the target's loss, no word of the kernel
             why = f"{lost}: it said {run.ended()}"
             names = dict.fromkeys(case for case, *_ in judged(run.document, run.program, run.ended(), run.exit_code,
                                                               False)) if run.case is None else [run.case]
             runs += [CaseRun(name, run.privilege, Verdict.ERROR, why, {}, took, console_span=span,
-                             left_out=run.left_out, torn=True) for name in names]
+                             left_out=run.left_out, torn=True, started_at=at) for name in names]
         elif problem is not None and run.result is None and boot.status != "ok":
             runs.append(CaseRun(run.case or run.program, run.privilege, boot.cut_off,
-                                f"{CUT_OFF}: {boot.detail}", {}, console_span=span, reported=False))
+                                f"{CUT_OFF}: {boot.detail}", {}, console_span=span, reported=False, started_at=at))
         elif problem is not None:
             runs.append(CaseRun(run.case or run.program, run.privilege, problem[0], problem[1], {}, took,
-                                console_span=span))
+                                console_span=span, started_at=at))
         else:
             cases = outlived(judged(run.document, run.case or run.program, run.ended(), run.exit_code,
                                     run.case is not None), run.strays)
             runs += [CaseRun(case, run.privilege, verdict, reason, evidence, took, run.kernel_path, span,
-                             left_out=run.left_out)
+                             left_out=run.left_out, started_at=at)
                      for case, verdict, reason, evidence in cases]
     return runs
 
@@ -234,7 +250,7 @@ def combine_boots(boots: list[BootRead], programs: list[str], privileges: tuple[
                       {k: round(v, 3) for k, v in pass_seconds.items()},
                       [w for b in boots for w in b.report.warnings], len(boots),
                       any(console.kernel_banner(b.outcome.console) for b in boots) or
-                      boots[0].report.init_uptime_ms is not None, target_failed(boots))
+                      boots[0].report.init_uptime_ms is not None, target_failed(boots), iso(boots[0].outcome.started))
     release = next((b.report.release for b in boots if b.report.release), None)
     paranoid = {k: v for b in boots for k, v in b.report.paranoid.items()}
     return KernelOutcome(release, boot, combine(runs, repeat), paranoid, skipped,

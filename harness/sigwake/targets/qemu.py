@@ -165,7 +165,7 @@ def boot(request: BootRequest, console_log: Path) -> Capture:
     silent for request.silence_s (a hung kernel, while a slow but working one keeps printing)."""
     console_log.unlink(missing_ok=True)
     argv = command(request, console_log)
-    start = time.monotonic()
+    started, start = time.time(), time.monotonic()
     last_size, last_growth, silent_s = -1, start, 0.0
     # Its own session: a terminal's Ctrl-C goes to the harness's process group, not to QEMU, so a boot is
     # only ever cut by the harness, which then records nothing of it (a cut boot is no kernel's result).
@@ -197,4 +197,4 @@ def boot(request: BootRequest, console_log: Path) -> Capture:
     seconds = time.monotonic() - start
     console = console_log.read_text(errors="replace") if console_log.exists() else ""
     return Capture(console, None if timed_out else proc.returncode, timed_out, seconds, stderr, round(silent_s, 1),
-                   target_failed="" if timed_out else ended_from_outside(proc.returncode, stderr))
+                   target_failed="" if timed_out else ended_from_outside(proc.returncode, stderr), started=started)

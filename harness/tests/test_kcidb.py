@@ -1,0 +1,202 @@
+"""The KCIDB submission read as its readers read it (kcidb_reader.py): inside kcidb-io's v5.3 schema with its
+formats, and on KernelCI's dashboard a listed checkout per source with its git fields, a build per image, one
+boot per booted build (none for the host), each known bug and each kernel report an issue with the tests that
+show it, excerpts that start where the report does, and each test's own start."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import kcidb_reader
+from sigwake.core.model import BootRecord, Origin, Runner, Splat
+from sigwake.core.verdicts import Verdict
+from sigwake.parse.console import frame_line
+from sigwake.programs.catalogue import Catalogue
+from sigwake.reports.kcidb_sources import debian_branch, debian_tag
+from sigwake.reports.render_kcidb import EXCERPT_MAX, bounded, render_kcidb
+from sigwake.reports.report import ReportOptions, write_reports
+from sigwake.targets.capture import Capture
+from sigwake.targets.interpret import combine_boots, read_boot
+from test_reports import COMMITTED, CRASH, DEAD, OLD, REGRESSED, case, kernel
+
+FIX = "sigwake_lab:fix_fd20bb51ed39"
+
+
+def test_statuses_ids_and_the_known_bug_of_6_1(tmp_path: Path, catalogue: Catalogue) -> None:
+    data = render_kcidb([OLD, REGRESSED, DEAD], catalogue, tmp_path, "sigwake_lab")
+    kcidb_reader.validate(data)
+    ids = [t["id"] for t in data["tests"]]
+    assert len(set(ids)) == len(ids) and all(i.startswith("sigwake_lab:") for i in ids)
+    status = {(t["build_id"].split(":")[-1], t["path"]): t for t in data["tests"]}
+    old = OLD.origin.sha256
+    known = status[(old, "sigwake.root.watermark_sigio")]
+    assert known["status"] == "FAIL"  # faulty, as known: each pass its own path
+    assert status[(old, "sigwake.root.watermark_poll")]["status"] == "PASS"
+    assert status[(old, "sigwake.user-paranoid3.watermark_sigio")]["status"] == "SKIP"
+    assert status[(old, "sigwake.root.exactly_once")]["status"] == "ERROR"  # the reproducer's own failure
+    dead = [t for t in data["tests"] if "7.0.1" in t["log_url"]]
+    assert [(t["path"], t["status"]) for t in dead] == [("boot", "FAIL"), ("sigwake.root.watermark_sigio", "MISS")]
+    assert dead[0]["log_excerpt"] == "panic here"  # no report and no console log: the boot's tail
+    # the known failure is an incident of the fix's issue; the regression (6.12 has the fix) is no incident of it
+    issue = next(i for i in data["issues"] if i["id"] == FIX)
+    assert issue["report_url"].endswith("?id=fd20bb51ed39") and issue["culprit"]["code"] is True
+    assert issue["report_subject"] == "perf/ring_buffer: Trigger IO signals for watermark_wakeup"
+    assert [i["test_id"] for i in data["incidents"] if i["issue_id"] == FIX] == [known["id"]]
+    view = kcidb_reader.dashboard(data)
+    assert [t["path"] for t in view.uncategorized] == ["sigwake.root.watermark_sigio", "boot"]  # the regression, the crash
+    assert render_kcidb([OLD, REGRESSED, DEAD], catalogue, tmp_path, "sigwake_lab") == data  # stable across re-renders
+    with pytest.raises(ValueError, match="origin"):
+        render_kcidb([OLD], catalogue, tmp_path, "Not-An-Origin")
+
+
+def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, catalogue: Catalogue) -> None:
+    warn = Splat("warning", "WARNING in perf_event_wakeup", 3, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
+                 case="watermark_sigio", tainted_before="0", tainted_after="512")
+    outside = Splat("warning", "WARNING in perf_event_exit_task", 9, "WARNING: CPU: 0 PID: 1 at ...")
+    console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n",
+               frame_line("ab", 1, "ok 1 watermark_sigio"), frame_line("ab", 2, "# sigwake.start=watermark_poll"),
+               frame_line("ab", 3, "ok 2 watermark_poll")]
+    (tmp_path / "6.12.9-amd64.console.log").write_text("".join(console))
+    splatted = dataclasses.replace(REGRESSED, splats=[warn, outside], kernel_version="#1 SMP Debian 6.12.9-1 (2026-10-12)",
+                                   reproducers=[dataclasses.replace(REGRESSED.reproducers[0], console_span=[1, 3])])
+    rt = dataclasses.replace(splatted, kernel_id="6.12.9-rt-amd64", splats=[],
+                             origin=dataclasses.replace(splatted.origin, package="linux-image-6.12.9-rt-amd64",
+                                                        sha256="f" * 64))
+    data = render_kcidb([splatted, rt], catalogue, tmp_path, "sigwake", "https://logs.example.org/run1")
+    kcidb_reader.validate(data)
+    assert len(data["checkouts"]) == 1  # generic and rt of one source version: one checkout
+    build = f"sigwake:{splatted.origin.sha256}"
+    view = kcidb_reader.dashboard(data)
+    assert [t["path"] for t in view.boots[build]] == ["boot"]  # the reports are no second boot
+    assert not any("splat" in t["path"] for t in data["tests"])
+    case_test = next(t for t in view.tests[build] if t["path"] == "sigwake.root.watermark_sigio")
+    assert case_test["status"] == "FAIL" and case_test["misc"]["finding"] == "splat"
+    # its own console lines, frames read as their payload, the kernel's lines as printed
+    assert case_test["log_excerpt"] == ("# sigwake.start=watermark_sigio\n[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n"
+                                        "ok 1 watermark_sigio")
+    assert case_test["log_url"] == "https://logs.example.org/run1/6.12.9-amd64.console.log"
+    issues = {i["report_subject"]: i for i in data["issues"]}
+    hit = view.issues[issues["WARNING in perf_event_wakeup"]["id"]]
+    assert [(i["test_id"], i["misc"]["tainted_after"]) for i in hit] == [(case_test["id"], "512")]
+    boot = view.boots[build][0]
+    assert boot["status"] == "FAIL" and boot["log_excerpt"] == "WARNING: CPU: 0 PID: 1 at ..."  # outside every case
+    assert [i["test_id"] for i in view.issues[issues["WARNING in perf_event_exit_task"]["id"]]] == [boot["id"]]
+    assert "start_time" not in next(b for b in data["builds"] if b["id"] == build)  # Debian's says only a day
+
+
+def test_the_host_is_no_build_and_no_boot(tmp_path: Path, catalogue: Catalogue) -> None:
+    host = dataclasses.replace(kernel("host-6.18.44", "6.18.44", [case("watermark_sigio", Verdict.DELIVERED)]),
+                               origin=Origin("host"), runner=Runner("native", 3), boot=BootRecord("native", 4.0),
+                               kernel_version="#1 SMP PREEMPT_DYNAMIC Mon Nov 30 16:40:00 UTC 2026",
+                               splats=[Splat("warning", "WARNING in exc_debug_kernel", 1, "WARNING: ...")])
+    data = render_kcidb([host], catalogue, tmp_path)
+    kcidb_reader.validate(data)
+    (build,), (checkout,) = data["builds"], data["checkouts"]
+    assert "status" not in build and "not built by sigwake" in build["comment"]
+    assert checkout["start_time"] == "2026-11-30T16:40:00+00:00"  # its uname -v's build time
+    view = kcidb_reader.dashboard(data)
+    assert view.builds == {"INCONCLUSIVE": 1} and view.boots == {}
+    (test,) = view.tests[build["id"]]
+    assert test["environment"]["misc"]["platform"] == "host-x86_64" and "natively" in test["environment"]["comment"]
+    (incident,) = data["incidents"]
+    assert incident["build_id"] == build["id"] and "test_id" not in incident  # a report of no case, and no boot
+
+
+def test_a_debian_kernel_is_its_upload_on_salsa() -> None:
+    assert debian_tag("6.12.95-1~bpo12+1") == "debian/6.12.95-1_bpo12+1"  # DEP-14
+    assert debian_tag("1:2.0-1") == "debian/1%2.0-1"
+    assert debian_branch("6.1.192-3", "bookworm") == "debian/6.1/bookworm"
+    assert debian_branch("6.12.95-1~bpo12+1", "bookworm-backports") == "debian/6.12/bookworm-backports"
+    assert debian_branch("7.2.13-1", "sid") == "debian/latest"
+
+
+def test_a_kernel_built_from_source_is_a_checkout_of_its_commit_and_patchset(tmp_path: Path,
+                                                                            catalogue: Catalogue) -> None:
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    origin = Origin("file", path="/b/vmlinux", sha256="e" * 64, git_tree="/src/linux", git_commit=commit,
+                    config="tinyconfig + perf.config", built_at="2026-11-30T16:40:00+00:00",
+                    git_url="https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git", git_branch="master",
+                    git_name="v6.18-rc3-12-g0123456789ab", patchset_hash="")
+    patched = dataclasses.replace(origin, sha256="d" * 64, patchset_hash="a" * 64)
+    local = dataclasses.replace(origin, sha256="c" * 64, git_url="/home/me/linux", patchset_hash=None)
+    data = render_kcidb([dataclasses.replace(OLD, kernel_id=f"k{n}", origin=o)
+                         for n, o in enumerate((origin, patched, local))], catalogue, tmp_path)
+    kcidb_reader.validate(data)
+    base, with_patch, elsewhere = data["checkouts"]
+    assert (base["git_commit_hash"], base["git_repository_branch"], base["patchset_hash"]) == (commit, "master", "")
+    assert (base["tree_name"], base["git_commit_name"], base["start_time"]) == (
+        "linux", "v6.18-rc3-12-g0123456789ab", "2026-11-30T16:40:00+00:00")
+    assert with_patch["id"] != base["id"] and with_patch["patchset_hash"] == "a" * 64  # validate-patch's two sides
+    assert "git_repository_url" not in elsewhere and elsewhere["misc"]["remote"] == "/home/me/linux"  # https only
+    assert "patchset_hash" not in elsewhere  # uncommitted changes beside the patches: no patchset known
+    assert data["builds"][0]["start_time"] == "2026-11-30T16:40:00+00:00"
+
+
+def test_a_crashed_boot_shows_its_report_from_the_first_line(tmp_path: Path, catalogue: Catalogue) -> None:
+    shutil.copytree(CRASH, tmp_path / "results")
+    write_reports(tmp_path / "results", ReportOptions(), catalogue)
+    data = json.loads((tmp_path / "results" / "kcidb" / "submission.json").read_text())
+    kcidb_reader.validate(data)
+    (boot,) = [t for t in data["tests"] if t["path"] == "boot"]
+    lines = boot["log_excerpt"].splitlines()
+    assert "PANIC: double fault" in lines[0] and any("RIP:" in line for line in lines)
+    assert any("Kernel panic" in line for line in lines[-5:])
+
+
+def test_a_long_excerpt_keeps_its_head_and_its_tail() -> None:
+    text = "BUG: first line\n" + "x" * 40000 + "\nKernel panic - not syncing: last line"
+    kept = bounded(text)
+    assert len(kept) <= EXCERPT_MAX and kept.startswith("BUG: first line") and kept.endswith("last line")
+    assert "characters left out" in kept
+
+
+def test_a_run_starts_at_its_boots_start_plus_the_kernel_logs_clock() -> None:
+    token = "cd" * 8
+    payloads = ["KTAP version 1", "# sigwake.release=6.12.118+deb13-amd64", "# sigwake.init_uptime_ms=900", "1..1",
+                "# sigwake.tainted=0", "# sigwake.pass=root", "# sigwake.paranoid=2", "# sigwake.start=watermark_sigio",
+                "# sigwake.case=watermark_sigio", "# sigwake.printk_start=12.250000", "    KTAP version 1", "    1..1",
+                "    # verdict=delivered", "    ok 1 watermark_sigio", "# sigwake.duration_us=1000", "# sigwake.exit=0",
+                "ok 1 watermark_sigio.watermark_sigio [root run 1]", "# sigwake.done=1"]
+    text = "".join(frame_line(token, n, p) for n, p in enumerate(payloads))
+    for started, boot_at, run_at in ((1_796_000_000.0, "2026-11-30T00:53:20.000+00:00", "2026-11-30T00:53:32.250+00:00"),
+                                     (None, None, None)):  # a target that gives no clock: no time is made up
+        read = read_boot(Capture(text, 0, False, 5.0, "", started=started), token, 600.0)
+        outcome = combine_boots([read], ["watermark_sigio"], ("root",), 1)
+        assert (outcome.boot.started_at, outcome.reproducers[0].started_at) == (boot_at, run_at)
+
+
+def test_each_test_starts_when_its_run_did(tmp_path: Path, catalogue: Catalogue) -> None:
+    timed = dataclasses.replace(OLD, boot=dataclasses.replace(OLD.boot, started_at="2026-12-07T06:00:00.000+00:00"),
+                                reproducers=[dataclasses.replace(c, started_at=f"2026-12-07T06:00:{10 + n}.500+00:00")
+                                             for n, c in enumerate(OLD.reproducers)])
+    data = render_kcidb([timed], catalogue, tmp_path)
+    kcidb_reader.validate(data)
+    starts = [t["start_time"] for t in data["tests"]]
+    assert starts[0] == "2026-12-07T06:00:00.000+00:00" and len(set(starts)) == len(starts)
+
+
+def test_the_committed_results_read_on_the_dashboard(tmp_path: Path, catalogue: Catalogue) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(COMMITTED, results)
+    write_reports(results, ReportOptions(), catalogue)
+    data = json.loads((results / "kcidb" / "submission.json").read_text())
+    kcidb_reader.validate(data)
+    view = kcidb_reader.dashboard(data)
+    assert view.unlisted == [] and all(c.get("git_repository_url") or c["tree_name"] == "host"
+                                       for c in data["checkouts"])
+    for b in data["builds"]:
+        boots = view.boots.get(b["id"], [])
+        assert len(boots) == (0 if b["misc"]["kernel_id"].startswith("host-") else 1), b["id"]
+    assert all("log_excerpt" in t for t in data["tests"])
+    xfail = [t for tests in view.tests.values() for t in tests if t["misc"].get("outcome") == "xfail"]
+    assert xfail and not [t for t in xfail if t in view.uncategorized]  # every known failure has its issue
+    assert all(t["misc"].get("outcome") == "fail" or t["path"] == "boot" or t["path"].startswith("kselftest.")
+               for t in view.uncategorized)  # what is left is a finding, each for a reader to triage
+    assert set(view.issues) <= {i["id"] for i in data["issues"]}
+    debian_issues = {i["issue_id"] for i in data["incidents"] if "test_id" in i and "host" not in i["test_id"]}
+    assert debian_issues <= view.listed_issues
