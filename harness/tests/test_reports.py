@@ -6,6 +6,7 @@ junitparser, KCIDB by kcidb-io's v5.3 schema and the dashboard's rules
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import hashlib
@@ -29,7 +30,7 @@ from sigwake.reports.report import ReportOptions, render, write_reports
 from sigwake.reports.render_html import _picture, render_html
 from sigwake.reports.render_junit import render_junit
 from sigwake.parse import ktap
-from sigwake.reports.render_ktap import render_ktap
+from sigwake.reports.render_ktap import LINE_MAX, render_ktap
 from sigwake.core.typed_json import to_data
 from sigwake.store.store import load_results, write_result
 from sigwake.core.verdicts import Verdict
@@ -81,14 +82,27 @@ def test_each_case_is_judged_against_what_is_known(k: KernelResult, name: str, p
 def test_ktap_follows_the_rules_and_maps_each_outcome(catalogue: Catalogue) -> None:
     text = render_ktap(OLD, catalogue)
     assert ktap_problems(text.splitlines()) == []
-    assert "    ok 1 watermark_sigio # XFAIL not-delivered, as known of this kernel: fd20bb51ed39" in text
+    # a known failure is a failure to a reader that knows no XFAIL (kunit_parser), as ktap.rst says
+    assert "    not ok 1 watermark_sigio # XFAIL not-delivered, as known of this kernel: fd20bb51ed39" in text
     assert "    ok 2 watermark_poll\n" in text
     assert "    not ok 3 exactly_once # ERROR error: the program reported no case" in text
-    assert "    ok 1 watermark_sigio # SKIP perf_event_open: EACCES" in text
+    # a pass refused whole is one line
+    assert "    ok 1 refused # SKIP refused whole: 1 of 1 cases skipped: perf_event_open: EACCES (1)" in text
     assert "not ok 1 root" in text and "ok 2 user-paranoid3" in text  # the error fails its pass
     regressed = render_ktap(REGRESSED, catalogue)
     assert "    not ok 1 watermark_sigio\n" in regressed and "# difference: regression" in regressed
     assert ktap_problems(render_ktap(DEAD, catalogue).splitlines()) == []
+
+
+def test_ktap_lines_stay_short_and_long_evidence_is_folded(catalogue: Catalogue) -> None:
+    types = ",".join(f"PERF_RECORD_{n}" for n in range(2000))  # record_types of a long run: 20,000 characters
+    long = dataclasses.replace(OLD, reproducers=[dataclasses.replace(OLD.reproducers[1], evidence={"record_types": types})])
+    lines = render_ktap(long, catalogue).splitlines()
+    assert ktap_problems(lines) == [] and max(map(len, lines)) <= LINE_MAX
+    start = next(i for i, line in enumerate(lines) if line.startswith("    # record_types="))
+    folded = [lines[start][len("    # record_types="):]]
+    folded += [line[len("    #   "):] for line in lines[start + 1:] if line.startswith("    #   ")]
+    assert "".join(folded) == types
 
 
 def test_the_ktap_checker_catches_broken_documents(catalogue: Catalogue) -> None:
@@ -120,7 +134,9 @@ def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path, catalogue: Ca
     xfail = next(c for c in suites["6.1.0-57-amd64/root"] if c.name == "watermark_sigio").result[0]
     assert xfail.type == "pytest.xfail" and "fd20bb51ed39" in xfail.message
     assert results[("6.1.0-57-amd64/root", "exactly_once")] == [Error]
-    assert results[("6.1.0-57-amd64/user-paranoid3", "watermark_sigio")] == [Skipped]
+    assert results[("6.1.0-57-amd64/user-paranoid3", "refused whole")] == [Skipped]  # the pass's one skip
+    refused = next(iter(suites["6.1.0-57-amd64/user-paranoid3"])).result[0]
+    assert refused.message.startswith("[user-paranoid3] refused whole: 1 of 1 cases skipped: perf_event_open: EACCES")
     assert results[("6.12.9-amd64/root", "watermark_sigio")] == [Failure]
     assert results[("7.0.1-amd64/root", "watermark_sigio")] == [Error]
     failure = next(c for c in suites["6.12.9-amd64/root"] if c.name == "watermark_sigio").result[0]
@@ -234,8 +250,9 @@ def test_the_html_page_renders_in_a_real_browser(tmp_path: Path, catalogue: Cata
                          check=True).stdout
     cells = Cells()
     cells.feed(dom)
-    assert cells.tables == 2  # root and user-paranoid3
-    assert cells.cells == {"xfail": 1, "pass": 2, "error": 1, "skip": 1, "fail": 1, "miss": 1}
+    assert cells.tables == 1  # root; user-paranoid3, refused whole, is a line above where its table would be
+    assert cells.cells == {"xfail": 1, "pass": 2, "error": 1, "fail": 1, "miss": 1}
+    assert "6.1.0-57-amd64: [user-paranoid3] refused whole: 1 of 1 cases skipped" in dom
     assert cells.points == ["6.1.0-57-amd64=not-delivered", "6.12.9-amd64=not-delivered", "7.0.1-amd64=boot-failed"]
     assert not cells.boundary  # no kernel here delivers: no boundary to draw
     screenshot = tmp_path / "shot.png"

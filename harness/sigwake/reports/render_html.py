@@ -15,10 +15,12 @@ import jinja2
 
 from ..programs.catalogue import Catalogue
 from ..judge.gate import of_run
-from ..judge.judgement import judged_cases, shown
+from ..judge.judgement import shown
+from ..judge.refused_passes import shown_passes
 from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
+from .render_markdown import refused_line
 from .render_outcomes import BootedKernels, outcome_rows
 from ..judge.expectations import HEADLINE
 from ..store.store import console_log_path
@@ -49,26 +51,35 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
             "height": 140 * rows, "rows": [140 * r for r in range(rows)]}
 
 
+def _column(kernel: KernelResult) -> dict[str, str]:
+    return {"id": kernel.kernel_id, "log": console_log_path(Path("."), kernel.kernel_id).name,
+            "partial": kernel.runner.partial()}
+
+
 def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                 qa: list[QaLine] | None = None, validations: list[ValidationRecord] | None = None,
                 bisections: list[BisectionRecord] | None = None, booted: BootedKernels | None = None) -> str:
     ordered = sorted(kernels, key=KernelResult.order)
-    judged = [judged_cases(k, catalogue) for k in ordered]
-    privileges = list(dict.fromkeys(p for passes in judged for p in passes))
+    listed = [{p.privilege: p for p in shown_passes(k, catalogue)} for k in ordered]
+    privileges = list(dict.fromkeys(p for passes_of in listed for p in passes_of))
     passes = []
     for privilege in privileges:
-        by_kernel = [{j.name: j for j in passes_of.get(privilege, [])} for passes_of in judged]
+        refused = [refused_line(kernel.kernel_id, of[privilege].refused, of[privilege].cases)
+                   for kernel, of in zip(ordered, listed) if privilege in of and of[privilege].refused]
+        grid = [(kernel, {j.name: j for j in of[privilege].cases} if privilege in of else {})
+                for kernel, of in zip(ordered, listed) if privilege not in of or not of[privilege].refused]
         rows = []
-        for case in sorted({name for cells in by_kernel for name in cells}):
+        for case in sorted({name for _, cells in grid for name in cells}):
             cells = []
-            for kernel, found in zip(ordered, by_kernel):
+            for kernel, found in grid:
                 j = found.get(case)
                 cells.append(None if j is None else {
                     "outcome": str(j.outcome), "verdict": str(j.case.verdict), "why": j.why or j.case.reason,
                     "evidence": " ".join(f"{k}={j.case.evidence[k]}" for k in catalogue.shown(case) if k in j.case.evidence),
                     "href": f"{kernel.kernel_id}.json"})
             rows.append({"case": case, "cells": cells})
-        passes.append((privilege, rows))
+        passes.append({"privilege": privilege, "refused": refused, "rows": rows,
+                       "kernels": [_column(kernel) for kernel, _ in grid] if rows else []})
     judged_run = of_run(ordered, catalogue)
     splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
@@ -80,8 +91,7 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
                                       autoescape=True, undefined=jinja2.StrictUndefined)
     commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
     return environment.get_template("report.html.j2").render(
-        kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name,
-                  "partial": k.runner.partial()} for k in ordered],
+        kernels=[_column(k) for k in ordered],
         passes=passes, picture=_picture(ordered), findings=shown(judged_run.findings, ordered), count=judged_run.last_line(),
         splats=splats,
         peers=peers,

@@ -3,15 +3,19 @@ test case per case. A finding (a difference, a refusal, an intermittent case, a
 kernel splat, a case a crash cut off) is a failure, with the evidence and any
 splat's report; a reproducer's error or a case that never ran an error;
 unsupported is skipped; a known failure of the kernel is written as pytest writes
-an xfail (`<skipped type="pytest.xfail">`), so CI readers count it as such."""
+an xfail (`<skipped type="pytest.xfail">`), so CI readers count it as such. A pass
+the kernel refused whole is one skipped test case, "refused whole", that says how
+many cases and why (refused_passes.py). A test case's time is its run's, where
+known; a pass's suite's the time the pass took in the target."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
 from ..programs.catalogue import Catalogue
-from ..judge.judgement import (Finding, Outcome, flavour_differences, judged_cases, kernel_findings, peer_findings,
+from ..judge.judgement import (Finding, Judged, Outcome, flavour_differences, kernel_findings, peer_findings,
                                splats_of, untested)
+from ..judge.refused_passes import shown_passes
 from ..core.model import KernelResult
 from .report_input import Format
 
@@ -62,39 +66,50 @@ def kernel_suite(root: ET.Element, kernel: KernelResult, found: list[Finding]) -
     suite.set("skipped", "0")
 
 
+def _case(suite: ET.Element, kernel: KernelResult, judged: Judged, counts: dict[str, int]) -> None:
+    case = judged.case
+    element = ET.SubElement(suite, "testcase", name=case.name, classname=f"sigwake.{kernel.kernel_id}.{case.privilege}")
+    if case.duration_ms is not None:  # a case a crash cut off has no time of its own
+        element.set("time", f"{case.duration_ms / 1000:.3f}")
+    message = _message(str(case.verdict), judged.why or case.reason, case.evidence)
+    if judged.outcome is Outcome.FAIL:  # said as the finding it is, never as its verdict word
+        message = f"{judged.finding or 'finding'}: {message}"
+        reports = "".join(f"\n\n{s.title}:\n{s.report}" for s in splats_of(kernel, case))
+        ET.SubElement(element, "failure", message=message, type=judged.finding or str(case.verdict)).text = \
+            message + reports
+        counts["failures"] += 1
+    elif judged.outcome in (Outcome.ERROR, Outcome.MISS):
+        ET.SubElement(element, "error", message=message, type=str(judged.outcome)).text = message
+        counts["errors"] += 1
+    elif judged.outcome is Outcome.SKIP:
+        ET.SubElement(element, "skipped", message=judged.why)
+        counts["skipped"] += 1
+    elif judged.outcome is Outcome.XFAIL:
+        ET.SubElement(element, "skipped", type="pytest.xfail", message=judged.why)
+        counts["skipped"] += 1
+
+
 def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
     root = ET.Element("testsuites", name="sigwake")
     flavours = flavour_differences(kernels)
     for kernel in kernels:
         kernel_suite(root, kernel, kernel_findings(kernel) + peer_findings(kernel, catalogue)
                      + [f for f in flavours if f.kernel_id == kernel.kernel_id])
-        for privilege, cases in judged_cases(kernel, catalogue).items():
-            suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/{privilege}",
-                                  tests=str(len(cases)), timestamp=kernel.recorded_at,
-                                  hostname=kernel.runner.mode)
+        for shown in shown_passes(kernel, catalogue):
+            suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/{shown.privilege}",
+                                  tests=str(len(shown.cases) + (1 if shown.refused else 0)),
+                                  timestamp=kernel.recorded_at, hostname=kernel.runner.mode)
+            if (seconds := kernel.boot.pass_seconds.get(shown.privilege)) is not None:
+                suite.set("time", f"{seconds:.3f}")
             _properties(suite, kernel)
             counts = {"failures": 0, "errors": 0, "skipped": 0}
-            for judged in cases:
-                case = judged.case
-                element = ET.SubElement(suite, "testcase", name=case.name,
-                                        classname=f"sigwake.{kernel.kernel_id}.{privilege}",
-                                        time=f"{(case.duration_ms or 0) / 1000:.3f}")
-                message = _message(str(case.verdict), judged.why or case.reason, case.evidence)
-                if judged.outcome is Outcome.FAIL:  # said as the finding it is, never as its verdict word
-                    message = f"{judged.finding or 'finding'}: {message}"
-                    reports = "".join(f"\n\n{s.title}:\n{s.report}" for s in splats_of(kernel, case))
-                    ET.SubElement(element, "failure", message=message,
-                                  type=judged.finding or str(case.verdict)).text = message + reports
-                    counts["failures"] += 1
-                elif judged.outcome in (Outcome.ERROR, Outcome.MISS):
-                    ET.SubElement(element, "error", message=message, type=str(judged.outcome)).text = message
-                    counts["errors"] += 1
-                elif judged.outcome is Outcome.SKIP:
-                    ET.SubElement(element, "skipped", message=judged.why)
-                    counts["skipped"] += 1
-                elif judged.outcome is Outcome.XFAIL:
-                    ET.SubElement(element, "skipped", type="pytest.xfail", message=judged.why)
-                    counts["skipped"] += 1
+            if shown.refused is not None:
+                element = ET.SubElement(suite, "testcase", name="refused whole",
+                                        classname=f"sigwake.{kernel.kernel_id}.{shown.privilege}")
+                ET.SubElement(element, "skipped", message=shown.refused.line())
+                counts["skipped"] += 1
+            for judged in shown.cases:
+                _case(suite, kernel, judged, counts)
             for key, value in counts.items():
                 suite.set(key, str(value))
     ET.indent(root)

@@ -5,7 +5,8 @@ a test per privilege pass and case (path `sigwake.<pass>.<case>`), the upstream
 selftests under kselftest's own paths (`kselftest.perf_events.<program>.<test>`:
 their own result, and in misc the case they are compared with and whether they
 agree), and the issues and incidents of kcidb_issues.py: each known bug with the
-tests that fail as known, each kernel report with the test it hit. A test's
+tests that fail as known, each kernel report with the test it hit. A pass the
+kernel refused whole is one SKIP test at `sigwake.<pass>` (refused_passes.py). A test's
 log_excerpt is its own console lines (a crashed boot's from the report's first
 line; head and tail where longer than the schema takes), its start_time its own
 run's where the target gave a clock (the boot's start plus the kernel log's
@@ -32,7 +33,8 @@ from typing import Any
 
 from ..core.model import KernelResult, ReproResult
 from ..judge import expectations
-from ..judge.judgement import Judged, Outcome, judged_cases, kernel_findings, untested
+from ..judge.judgement import Judged, Outcome, kernel_findings, untested
+from ..judge.refused_passes import RefusedPass, shown_passes
 from ..judge.peers import PeerComparison, compare
 from ..parse.console import FRAME
 from ..programs.catalogue import Catalogue
@@ -147,6 +149,22 @@ def _case_test(judged: Judged, origin: str, build_id: str, log_url: str, console
     return test
 
 
+def _refused_test(kernel: KernelResult, refused: RefusedPass, origin: str, build_id: str,
+                  log_url: str) -> dict[str, Any]:
+    test: dict[str, Any] = {
+        "id": f"{build_id}:{token(refused.privilege)}:refused", "origin": origin, "build_id": build_id,
+        "path": f"sigwake.{token(refused.privilege)}", "status": "SKIP", "log_url": log_url,
+        "comment": refused.short(), "log_excerpt": bounded(refused.line()),
+        "environment": _environment(kernel, refused.privilege),
+        "misc": {"skipped": len(refused.skipped), "cases": refused.total,
+                 "reasons": [{"why": why, "cases": n} for why, n in refused.reasons()]}}
+    if started := next((j.case.started_at for j in refused.skipped if j.case.started_at), None):
+        test["start_time"] = started
+    if (seconds := kernel.boot.pass_seconds.get(refused.privilege)) is not None:
+        test["duration"] = seconds
+    return test
+
+
 def _peer_test(kernel: KernelResult, c: PeerComparison, origin: str, build_id: str, log_url: str,
                console: list[str]) -> dict[str, Any]:
     path = ".".join([KSELFTEST, token(c.peer.program), *(token(part) for part in c.peer.test.split("."))])
@@ -188,8 +206,10 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
         boot = _boot_test(kernel, origin, build, log_url, console) if kernel.runner.mode != "native" else None
         tests += [boot] if boot else []
         by_case: dict[tuple[str, str], str] = {}
-        for cases in judged_cases(kernel, catalogue).values():
-            for judged in cases:
+        for shown in shown_passes(kernel, catalogue):
+            if shown.refused is not None:
+                tests.append(_refused_test(kernel, shown.refused, origin, build["id"], log_url))
+            for judged in shown.cases:
                 test = _case_test(judged, origin, build["id"], log_url, console)
                 tests.append(test)
                 by_case[(judged.case.privilege, judged.name)] = test["id"]

@@ -10,8 +10,9 @@ from typing import Callable
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
 from ..judge.gate import of_run
-from ..judge.judgement import FINDING_KINDS, Finding, judged_cases, shown, unjudged, untested
+from ..judge.judgement import FINDING_KINDS, Finding, Judged, judged_cases, shown, unjudged, untested
 from ..judge.peers import compare
+from ..judge.refused_passes import RefusedPass, shown_passes
 from ..core.model import KernelResult, ReproResult
 from ..core.outcomes import BisectionRecord, ValidationRecord
 from ..core.verdicts import Verdict
@@ -106,6 +107,12 @@ def legend() -> list[str]:
             "signals received, si_code of the first: 1 = POLL_IN, ...)"]
 
 
+def refused_line(kernel_id: str, refused: RefusedPass, cases: list[Judged]) -> str:
+    """A kernel that refused a pass whole, in one line: the refusal, and what of the pass did run."""
+    ran = ", ".join(f"{j.name} {j.case.verdict}" + (" ≠" if j.finding else "") for j in cases)
+    return f"{kernel_id}: {refused.line()}" + (f"; ran: {ran}" if ran else "")
+
+
 def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                   validations: list[ValidationRecord] | None = None,
                   bisections: list[BisectionRecord] | None = None, booted: BootedKernels | None = None) -> str:
@@ -132,14 +139,24 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
                   "from and where that is known from</summary>", "", *(f"- {line}" for line in listed), "",
                   "</details>"]
     lines += legend()
+    refusals = [{p.privilege: (p.refused, p.cases) for p in shown_passes(result, catalogue) if p.refused}
+                for result in ordered]
     for privilege in privileges:
-        cases = {r.name for result in ordered for r in result.reproducers if r.privilege == privilege}
-        wrong = sum(1 for cells in failing for p, _ in cells if p == privilege)
-        lines += ["", f"## {privilege}", "",
-                  f"<details><summary>{len(cases)} cases × {len(ordered)} kernels; {wrong} cells are findings "
+        lines += ["", f"## {privilege}"]
+        refused = [(result, by_pass[privilege]) for result, by_pass in zip(ordered, refusals) if privilege in by_pass]
+        if refused:  # one line per kernel that refused the pass whole, with what of it ran
+            lines += ["", f"Refused whole by {len(refused)} kernels:", ""]
+            lines += [f"- {refused_line(result.kernel_id, *shown)}" for result, shown in refused]
+        grid = [(result, cells) for result, cells, by_pass in zip(ordered, failing, refusals) if privilege not in by_pass]
+        if not grid:
+            continue
+        kernels, wrong_cells = [result for result, _ in grid], [cells for _, cells in grid]
+        cases = {r.name for result in kernels for r in result.reproducers if r.privilege == privilege}
+        wrong = sum(1 for cells in wrong_cells for p, _ in cells if p == privilege)
+        lines += ["", f"<details><summary>{len(cases)} cases × {len(kernels)} kernels; {wrong} cells are findings "
                   "(≠)</summary>", ""]
-        lines += case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro, catalogue),
-                            failing)
+        lines += case_table(kernels, privilege,
+                            lambda repro, differs: ("≠ " if differs else "") + cell(repro, catalogue), wrong_cells)
         lines += ["", "</details>"]
 
     lines += kernel_path_table(ordered)

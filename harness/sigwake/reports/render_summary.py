@@ -12,6 +12,7 @@ from ..programs.catalogue import Catalogue
 from ..judge.expectations import HEADLINE
 from ..judge.gate import of_run
 from ..judge.judgement import Outcome, judged_cases, shown
+from ..judge.refused_passes import shown_passes
 from ..core.model import KernelResult
 from .report_input import Format, ReportInput
 
@@ -28,13 +29,15 @@ class KernelSummary:
     headline: str  # the watermark verdict as root, or "not run"
     outcomes: dict[str, int]  # outcome -> cases
     only: str  # Runner.partial(): which cases alone ran (--case); "": every case
+    refused: list[str]  # each pass the kernel refused whole: "user-paranoid3 (69 of 71 cases)"
 
     def line(self) -> str:
         release = f" ({self.release or 'release unknown'})" if self.release != self.kernel else ""
         boot = self.boot + (f" {self.boot_seconds:.1f} s" if self.boot_seconds else "")
         tally = ", ".join(f"{n} {o}" for o, n in self.outcomes.items())
         only = f"; {self.only}" if self.only else ""
-        return f"{self.kernel}{release} from {self.origin}; {boot}; {HEADLINE} {self.headline}; {tally}{only}"
+        refused = "".join(f"; refused whole: {r}" for r in self.refused)
+        return f"{self.kernel}{release} from {self.origin}; {boot}; {HEADLINE} {self.headline}; {tally}{refused}{only}"
 
 
 def kernel_summary(kernel: KernelResult, catalogue: Catalogue) -> KernelSummary:
@@ -43,7 +46,9 @@ def kernel_summary(kernel: KernelResult, catalogue: Catalogue) -> KernelSummary:
     headline = next((j.case.verdict for j in passes.get("root", []) if j.name == HEADLINE), None)
     return KernelSummary(kernel.kernel_id, kernel.release or "", kernel.origin.describe(), kernel.boot.status,
                          kernel.boot.seconds or 0.0, headline or "not run",
-                         {str(o): counts[str(o)] for o in Outcome if counts[str(o)]}, kernel.runner.partial())
+                         {str(o): counts[str(o)] for o in Outcome if counts[str(o)]}, kernel.runner.partial(),
+                         [f"{p.privilege} ({len(p.refused.skipped)} of {p.refused.total} cases)"
+                          for p in shown_passes(kernel, catalogue) if p.refused is not None])
 
 
 def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[str] | None = None) -> str:
