@@ -193,7 +193,7 @@ def lava_options(p: argparse.ArgumentParser) -> None:
 
 def report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kcidb-origin", default="sigwake", help="KCIDB origin of every object")
-    p.add_argument("--log-base-url", help="where the console logs are served, for KCIDB log_url (default: file: URLs)")
+    p.add_argument("--log-base-url", help="where the console logs are served, for KCIDB log_url (default: none, no log_url)")
 
 
 def kernel_option(p: argparse.ArgumentParser, default: str) -> None:

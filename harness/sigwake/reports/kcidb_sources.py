@@ -117,7 +117,8 @@ def checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
     return found
 
 
-def build(kernel: KernelResult, origin: str, checkout_id: str, log_url: str) -> dict[str, Any]:
+def build(kernel: KernelResult, origin: str, checkout_id: str, console_log: str,
+          links: dict[str, str]) -> dict[str, Any]:
     o = kernel.origin
     key = o.sha256 or token(f"{kernel.kernel_id}-{kernel.release}")
     found: dict[str, Any] = {
@@ -125,7 +126,7 @@ def build(kernel: KernelResult, origin: str, checkout_id: str, log_url: str) -> 
         "architecture": KCIDB_ARCH.get(o.arch or "amd64", "x86_64"),
         "comment": f"{kernel.kernel_id}: release {kernel.release or 'unknown'}",
         "misc": {"kernel_id": kernel.kernel_id, "release": kernel.release or "", "boot": kernel.boot.status,
-                 "console_log_url": log_url}}
+                 "console_log": console_log, **({"console_log_url": links["log_url"]} if links else {})}}
     if o.kind == "host":  # nothing built it that sigwake knows of: no status rather than a PASS nobody saw
         found["comment"] = f"not built by sigwake: the running kernel of the host that ran the cases, {kernel.release}"
         found["misc"]["built_by"] = "not known: the host's own kernel"

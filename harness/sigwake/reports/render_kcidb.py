@@ -10,7 +10,8 @@ kernel refused whole is one SKIP test at `sigwake.<pass>` (refused_passes.py). A
 log_excerpt is its own console lines (a crashed boot's from the report's first
 line; head and tail where longer than the schema takes), its start_time its own
 run's where the target gave a clock (the boot's start plus the kernel log's
-clock), else none. Ids are `<origin>:...`, made from what identifies each
+clock), else none. log_url is the console log's under --log-base-url (without it,
+none: a file:// URL means nothing to a dashboard; misc names the file). Ids are `<origin>:...`, made from what identifies each
 object, so a re-render gives the same ids. What `kcidb-submit` takes; strictly
 inside the schema.
 
@@ -100,14 +101,14 @@ def _boot_excerpt(kernel: KernelResult, console: list[str], status: str) -> str:
     return "\n".join(console[:first_frame])
 
 
-def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], log_url: str,
+def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], links: dict[str, str],
                console: list[str]) -> dict[str, Any]:
     own = kernel_findings(kernel)
     status = ("ERROR" if untested(kernel) is not None else "FAIL" if own or kernel.boot.status == "boot-failed"
               else "PASS")
     test: dict[str, Any] = {
         "id": f"{build['id']}:boot", "origin": origin, "build_id": build["id"], "path": "boot", "status": status,
-        "log_url": log_url, "comment": kernel.boot.detail or kernel.boot.status,
+        **links, "comment": kernel.boot.detail or kernel.boot.status,
         "environment": _environment(kernel, "boot"),
         "misc": {"boot": kernel.boot.status, "boots": kernel.boot.boots, "findings": [str(f) for f in own]}}
     if kernel.boot.started_at:
@@ -126,12 +127,12 @@ def _case_excerpt(case: ReproResult, console: list[str]) -> str:
     return bounded(unwrapped(console[first - 1:last]))
 
 
-def _case_test(judged: Judged, origin: str, build_id: str, log_url: str, console: list[str]) -> dict[str, Any]:
+def _case_test(judged: Judged, origin: str, build_id: str, links: dict[str, str], console: list[str]) -> dict[str, Any]:
     case, kernel = judged.case, judged.kernel
     path = f"sigwake.{token(case.privilege)}.{token(case.name)}"
     test: dict[str, Any] = {
         "id": f"{build_id}:{token(case.privilege)}:{token(case.name)}", "origin": origin, "build_id": build_id,
-        "path": path, "status": STATUS[judged.outcome], "log_url": log_url,
+        "path": path, "status": STATUS[judged.outcome], **links,
         "environment": _environment(kernel, case.privilege),
         "misc": {"verdict": str(case.verdict), "reason": case.reason, "evidence": case.evidence, "runs": case.runs,
                  "kernel_path": case.kernel_path, "outcome": str(judged.outcome)}}
@@ -150,10 +151,10 @@ def _case_test(judged: Judged, origin: str, build_id: str, log_url: str, console
 
 
 def _refused_test(kernel: KernelResult, refused: RefusedPass, origin: str, build_id: str,
-                  log_url: str) -> dict[str, Any]:
+                  links: dict[str, str]) -> dict[str, Any]:
     test: dict[str, Any] = {
         "id": f"{build_id}:{token(refused.privilege)}:refused", "origin": origin, "build_id": build_id,
-        "path": f"sigwake.{token(refused.privilege)}", "status": "SKIP", "log_url": log_url,
+        "path": f"sigwake.{token(refused.privilege)}", "status": "SKIP", **links,
         "comment": refused.short(), "log_excerpt": bounded(refused.line()),
         "environment": _environment(kernel, refused.privilege),
         "misc": {"skipped": len(refused.skipped), "cases": refused.total,
@@ -165,12 +166,12 @@ def _refused_test(kernel: KernelResult, refused: RefusedPass, origin: str, build
     return test
 
 
-def _peer_test(kernel: KernelResult, c: PeerComparison, origin: str, build_id: str, log_url: str,
+def _peer_test(kernel: KernelResult, c: PeerComparison, origin: str, build_id: str, links: dict[str, str],
                console: list[str]) -> dict[str, Any]:
     path = ".".join([KSELFTEST, token(c.peer.program), *(token(part) for part in c.peer.test.split("."))])
     test: dict[str, Any] = {
         "id": f"{build_id}:{path}", "origin": origin, "build_id": build_id, "path": path,
-        "status": "SKIP" if c.lacking else PEER_STATUS[c.peer.result], "log_url": log_url,
+        "status": "SKIP" if c.lacking else PEER_STATUS[c.peer.result], **links,
         "environment": _environment(kernel, "peer"),
         "misc": {"upstream": "tools/testing/selftests/perf_events", "result": c.peer.result, "agreement": c.word,
                  "console_line": c.peer.console_line}}
@@ -190,7 +191,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
                  log_base_url: str | None = None) -> dict[str, Any]:
     if not re.fullmatch(r"[a-z0-9_]+", origin):
         raise ValueError(f"KCIDB origin {origin!r}: lowercase letters, digits and '_' only")
-    base = log_base_url.rstrip("/") if log_base_url else results_dir.resolve().as_uri()
+    base = log_base_url.rstrip("/") if log_base_url else None
     checkouts: dict[str, dict[str, Any]] = {}
     issues: dict[str, dict[str, Any]] = {}
     builds, tests, incidents = [], [], []
@@ -199,18 +200,18 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
         if (seen := checkouts.setdefault(checkout["id"], checkout)) is not checkout:
             seen["start_time"] = min(seen["start_time"], checkout["start_time"])  # first recorded, where unknown
         log = console_log_path(results_dir, kernel.kernel_id)
-        log_url = f"{base}/{log.name}"
-        build = kcidb_sources.build(kernel, origin, checkout["id"], log_url)
+        links = {"log_url": f"{base}/{log.name}"} if base else {}  # a file:// URL is nothing to a dashboard
+        build = kcidb_sources.build(kernel, origin, checkout["id"], log.name, links)
         builds.append(build)
         console = log.read_text(errors="replace").replace("\r", "").split("\n") if log.exists() else []
-        boot = _boot_test(kernel, origin, build, log_url, console) if kernel.runner.mode != "native" else None
+        boot = _boot_test(kernel, origin, build, links, console) if kernel.runner.mode != "native" else None
         tests += [boot] if boot else []
         by_case: dict[tuple[str, str], str] = {}
         for shown in shown_passes(kernel, catalogue):
             if shown.refused is not None:
-                tests.append(_refused_test(kernel, shown.refused, origin, build["id"], log_url))
+                tests.append(_refused_test(kernel, shown.refused, origin, build["id"], links))
             for judged in shown.cases:
-                test = _case_test(judged, origin, build["id"], log_url, console)
+                test = _case_test(judged, origin, build["id"], links, console)
                 tests.append(test)
                 by_case[(judged.case.privilege, judged.name)] = test["id"]
                 row = expectations.applying(catalogue, judged.name, judged.case.privilege, kernel.origin.kind)
@@ -224,7 +225,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
             on = ({"test_id": hit} if hit else {"test_id": boot["id"]} if boot else {"build_id": build["id"]})
             incidents.append(kcidb_issues.incident(issue, f"{build['id']}:splat{n}", on, splat.where(),
                                                    kcidb_issues.splat_misc(splat)))
-        tests += [_peer_test(kernel, c, origin, build["id"], log_url, console) for c in compare(kernel, catalogue)]
+        tests += [_peer_test(kernel, c, origin, build["id"], links, console) for c in compare(kernel, catalogue)]
     return {"version": SCHEMA_VERSION, "checkouts": list(checkouts.values()), "builds": builds, "tests": tests,
             "issues": list(issues.values()), "incidents": incidents}
 
