@@ -4,8 +4,9 @@ rules (kernelci/dashboard's backend, read at f37835978c23) are restated here:
 
 - a test is a boot when its path is "boot" or starts "boot."; every other test is a test;
 - a checkout is listed by (origin, tree_name, git_repository_url, git_repository_branch), newest start_time
-  first, and one with no start_time cannot be listed; an issue is listed only through an incident reaching a
-  checkout with a tree_name and a git_repository_branch;
+  first, and one with no start_time cannot be listed; a tree's details and commit history are found by
+  git_commit_hash (a checkout without one is listed, and opens on nothing); an issue is listed only through an
+  incident reaching a checkout with a tree_name and a git_repository_branch;
 - a build counts as PASS or FAIL by its status, anything else (none included) as inconclusive;
 - an incident belongs to the issue of its (issue_id, issue_version); a failed test with none is uncategorized.
 """
@@ -41,8 +42,14 @@ FORMATS.checks("date-time", raises=ValueError)(_rfc3339)
 
 
 def validate(submission: dict[str, Any]) -> None:
-    """As kcidb-io validates a v5.3 submission (jsonschema's error when it breaks the schema)."""
+    """As kcidb-io validates a v5.3 submission (jsonschema's error when it breaks the schema), and each id once
+    per kind: the database keeps one object per id, so a second would be merged into the first."""
     jsonschema.Draft7Validator(SCHEMA, format_checker=FORMATS).validate(submission)
+    for kind in ("checkouts", "builds", "tests", "issues", "incidents"):
+        ids = Counter(o["id"] for o in submission.get(kind, []))
+        twice = [i for i, n in ids.items() if n > 1]
+        if twice:
+            raise AssertionError(f"{kind}: {len(twice)} ids given more than once, e.g. {twice[0]}")
 
 
 @dataclass
@@ -51,6 +58,7 @@ class Dashboard:
 
     trees: dict[tuple[str, str | None, str | None, str | None], list[dict[str, Any]]] = field(default_factory=dict)
     unlisted: list[str] = field(default_factory=list)  # checkouts it cannot list: no start_time
+    no_details: list[str] = field(default_factory=list)  # listed checkouts whose tree details it cannot open
     builds: Counter[str] = field(default_factory=Counter)  # PASS, FAIL, INCONCLUSIVE
     boots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # build id -> its boots
     tests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # build id -> its other tests
@@ -68,6 +76,8 @@ def dashboard(submission: dict[str, Any]) -> Dashboard:
             continue
         key = (c["origin"], c.get("tree_name"), c.get("git_repository_url"), c.get("git_repository_branch"))
         view.trees.setdefault(key, []).append(c)
+        if "git_commit_hash" not in c:
+            view.no_details.append(c["id"])
     builds = {b["id"]: b for b in submission.get("builds", []) if b["checkout_id"] in checkouts}
     view.builds = Counter(b.get("status") if b.get("status") in ("PASS", "FAIL") else "INCONCLUSIVE"
                           for b in builds.values())

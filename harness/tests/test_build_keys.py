@@ -126,17 +126,18 @@ def test_a_full_config_is_the_base_with_its_own_keys_then_the_fragments_and_keys
 def test_a_build_records_where_its_tree_came_from_as_a_kcidb_checkout_names_it(tmp_path: Path) -> None:
     tree = fake_tree(tmp_path / "tree")
     git(tree, "checkout", "-q", "-b", "perf-fixes")
-    git(tree, "remote", "add", "upstream", "https://git.kernel.org/pub/scm/linux/kernel/git/perf/linux.git")
+    git(tree, "remote", "add", "upstream", "https://me:token@git.kernel.org/pub/scm/linux/kernel/git/perf/linux.git")
     git(tree, "config", "branch.perf-fixes.remote", "upstream")
+    git(tree, "config", "branch.perf-fixes.merge", "refs/heads/perf/core")  # the branch it pulls, not the local name
     git(tree, "tag", "v6.18-rc1")
     (tmp_path / "perf.config").write_text("# sigwake: essential\nCONFIG_PERF_EVENTS=y\n")
     built = KernelBuilder(tmp_path / "cache", jobs=1).build(BuildRequest(tree, (tmp_path / "perf.config",)),
                                                             Progress(quiet=True))
-    assert (built.remote, built.branch, built.name, built.patchset) == (
-        "https://git.kernel.org/pub/scm/linux/kernel/git/perf/linux.git", "perf-fixes", "v6.18-rc1", "")
+    assert (built.remote, built.branch, built.name, built.patchset) == (  # no user or token in the URL
+        "https://git.kernel.org/pub/scm/linux/kernel/git/perf/linux.git", "perf/core", "v6.18-rc1", "")
     origin = built_from(built.image)  # what the kernel's result records (file_kernel's Origin)
     assert (origin["git_url"], origin["git_branch"], origin["git_name"], origin["patchset_hash"]) == (
-        built.remote, "perf-fixes", "v6.18-rc1", "")
+        built.remote, "perf/core", "v6.18-rc1", "")
     git(tree, "checkout", "-q", "--detach")
     assert tree_source(tree)["branch"] == ""  # a detached HEAD is on no branch
     (tree / "Makefile").write_text((tree / "Makefile").read_text() + "# changed\n")  # uncommitted: no patchset known

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 import kcidb_reader
-from sigwake.core.model import BootRecord, Origin, Runner, Splat
+from sigwake.core.model import BootRecord, KernelResult, Origin, Runner, Splat
 from sigwake.core.verdicts import Verdict
 from sigwake.parse.console import frame_line
 from sigwake.programs.catalogue import Catalogue
-from sigwake.reports.kcidb_sources import debian_branch, debian_tag
+from sigwake.reports.kcidb_sources import debian_branch, debian_tag, token
 from sigwake.reports.render_kcidb import EXCERPT_MAX, bounded, render_kcidb
 from sigwake.reports.report import ReportOptions, write_reports
 from sigwake.targets.capture import Capture
@@ -27,20 +28,24 @@ from test_reports import COMMITTED, CRASH, DEAD, OLD, REGRESSED, case, kernel
 FIX = "sigwake_lab:fix_fd20bb51ed39"
 
 
+def build_id(kernel: KernelResult, origin: str = "sigwake") -> str:
+    return f"{origin}:{token(kernel.kernel_id)}_{kernel.origin.sha256[:16]}" if kernel.origin.sha256 else \
+        f"{origin}:{token(kernel.kernel_id)}"
+
+
 def test_statuses_ids_and_the_known_bug_of_6_1(tmp_path: Path, catalogue: Catalogue) -> None:
     data = render_kcidb([OLD, REGRESSED, DEAD], catalogue, tmp_path, "sigwake_lab")
     kcidb_reader.validate(data)
-    ids = [t["id"] for t in data["tests"]]
-    assert len(set(ids)) == len(ids) and all(i.startswith("sigwake_lab:") for i in ids)
-    status = {(t["build_id"].split(":")[-1], t["path"]): t for t in data["tests"]}
-    old = OLD.origin.sha256
+    assert all(t["id"].startswith("sigwake_lab:") for t in data["tests"])  # validate(): each id once
+    status = {(t["build_id"], t["path"]): t for t in data["tests"]}
+    old = build_id(OLD, "sigwake_lab")
     known = status[(old, "sigwake.root.watermark_sigio")]
     assert known["status"] == "FAIL"  # faulty, as known: each pass its own path
     assert status[(old, "sigwake.root.watermark_poll")]["status"] == "PASS"
-    assert status[(old, "sigwake.user-paranoid3")]["status"] == "SKIP"  # refused whole: one test for the pass
+    assert status[(old, "sigwake.user-paranoid3.refused-whole")]["status"] == "SKIP"  # refused whole: one test
     assert status[(old, "sigwake.root.exactly_once")]["status"] == "ERROR"  # the reproducer's own failure
     assert not any("log_url" in t for t in data["tests"])  # no --log-base-url: no file:// URL a dashboard cannot open
-    dead = [t for t in data["tests"] if t["build_id"] == f"sigwake_lab:{DEAD.origin.sha256}"]
+    dead = [t for t in data["tests"] if t["build_id"] == build_id(DEAD, "sigwake_lab")]
     assert [(t["path"], t["status"]) for t in dead] == [("boot", "FAIL"), ("sigwake.root.watermark_sigio", "MISS")]
     assert dead[0]["log_excerpt"] == "panic here"  # no report and no console log: the boot's tail
     # the known failure is an incident of the fix's issue; the regression (6.12 has the fix) is no incident of it
@@ -56,7 +61,7 @@ def test_statuses_ids_and_the_known_bug_of_6_1(tmp_path: Path, catalogue: Catalo
 
 
 def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, catalogue: Catalogue) -> None:
-    warn = Splat("warning", "WARNING in perf_event_wakeup", 3, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
+    warn = Splat("warning", "WARNING in perf_event_wakeup", 2, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
                  case="watermark_sigio", tainted_before="0", tainted_after="512")
     outside = Splat("warning", "WARNING in perf_event_exit_task", 9, "WARNING: CPU: 0 PID: 1 at ...")
     console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n",
@@ -71,23 +76,42 @@ def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, 
     data = render_kcidb([splatted, rt], catalogue, tmp_path, "sigwake", "https://logs.example.org/run1")
     kcidb_reader.validate(data)
     assert len(data["checkouts"]) == 1  # generic and rt of one source version: one checkout
-    build = f"sigwake:{splatted.origin.sha256}"
+    build = build_id(splatted)
     view = kcidb_reader.dashboard(data)
     assert [t["path"] for t in view.boots[build]] == ["boot"]  # the reports are no second boot
     assert not any("splat" in t["path"] for t in data["tests"])
     case_test = next(t for t in view.tests[build] if t["path"] == "sigwake.root.watermark_sigio")
     assert case_test["status"] == "FAIL" and case_test["misc"]["finding"] == "splat"
-    # its own console lines, frames read as their payload, the kernel's lines as printed
-    assert case_test["log_excerpt"] == ("# sigwake.start=watermark_sigio\n[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n"
-                                        "ok 1 watermark_sigio")
+    # its own console lines from the report's first, frames read as their payload, the kernel's lines as printed
+    assert case_test["log_excerpt"] == "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\nok 1 watermark_sigio"
     assert case_test["log_url"] == "https://logs.example.org/run1/6.12.9-amd64.console.log"
     issues = {i["report_subject"]: i for i in data["issues"]}
     hit = view.issues[issues["WARNING in perf_event_wakeup"]["id"]]
     assert [(i["test_id"], i["misc"]["tainted_after"]) for i in hit] == [(case_test["id"], "512")]
+    # a report outside every case: a test of the kernel's log, not a failed boot
     boot = view.boots[build][0]
-    assert boot["status"] == "FAIL" and boot["log_excerpt"] == "WARNING: CPU: 0 PID: 1 at ..."  # outside every case
-    assert [i["test_id"] for i in view.issues[issues["WARNING in perf_event_exit_task"]["id"]]] == [boot["id"]]
+    assert boot["status"] == "PASS"
+    log = next(t for t in view.tests[build] if t["path"] == "sigwake.kernel_log")
+    assert log["status"] == "FAIL" and log["log_excerpt"] == "WARNING: CPU: 0 PID: 1 at ..."
+    assert [i["test_id"] for i in view.issues[issues["WARNING in perf_event_exit_task"]["id"]]] == [log["id"]]
+    assert not view.uncategorized[1:] and view.uncategorized[0]["path"] == "sigwake.root.watermark_sigio"  # the regression
     assert "start_time" not in next(b for b in data["builds"] if b["id"] == build)  # Debian's says only a day
+
+
+def test_one_title_is_two_issues_where_one_follows_the_emulator(tmp_path: Path, catalogue: Catalogue) -> None:
+    double = Splat("panic", "PANIC: double fault in alloc_pid", 1, "traps: PANIC: double fault", fatal=True)
+    tcg = dataclasses.replace(REGRESSED, splats=[double], boot=dataclasses.replace(REGRESSED.boot, status="boot-failed"),
+                              runner=Runner("qemu", 3, "QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18)",
+                                            "tcg"))
+    kvm = dataclasses.replace(tcg, kernel_id="6.12.9-kvm", runner=Runner("qemu", 3, "QEMU emulator version 9.2", "kvm"))
+    data = render_kcidb([tcg, kvm], catalogue, tmp_path)
+    kcidb_reader.validate(data)
+    by_id = {i["id"]: i for i in data["issues"]}
+    assert len(by_id) == 2 and {str(i["culprit"]) for i in by_id.values()} == {
+        str({"code": True, "tool": False, "harness": False}), str({"tool": True, "harness": False})}
+    ended = [i for i in data["incidents"] if i["test_id"].endswith(":boot")]
+    assert len(ended) == 2  # each crash on the boot it ended, under its own issue
+    assert len({i["issue_id"] for i in ended}) == 2
 
 
 def test_the_host_is_no_build_and_no_boot(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -99,13 +123,16 @@ def test_the_host_is_no_build_and_no_boot(tmp_path: Path, catalogue: Catalogue) 
     kcidb_reader.validate(data)
     (build,), (checkout,) = data["builds"], data["checkouts"]
     assert "status" not in build and "not built by sigwake" in build["comment"]
-    assert checkout["start_time"] == "2026-11-30T16:40:00+00:00"  # its uname -v's build time
+    assert checkout["start_time"] == host.recorded_at  # when sigwake took it; when it was built is misc's
+    assert checkout["misc"]["built"] == "2026-11-30T16:40:00+00:00"
     view = kcidb_reader.dashboard(data)
     assert view.builds == {"INCONCLUSIVE": 1} and view.boots == {}
-    (test,) = view.tests[build["id"]]
-    assert test["environment"]["misc"]["platform"] == "host-x86_64" and "natively" in test["environment"]["comment"]
+    by_path = {t["path"]: t for t in view.tests[build["id"]]}
+    case_test, log = by_path["sigwake.root.watermark_sigio"], by_path["sigwake.kernel_log"]
+    assert case_test["environment"]["misc"]["platform"] == "host-x86_64"
+    assert "natively" in case_test["environment"]["comment"]
     (incident,) = data["incidents"]
-    assert incident["build_id"] == build["id"] and "test_id" not in incident  # a report of no case, and no boot
+    assert incident["test_id"] == log["id"] and log["path"] == "sigwake.kernel_log"  # a report of no case, no boot
 
 
 def test_a_debian_kernel_is_its_upload_on_salsa() -> None:
@@ -134,7 +161,8 @@ def test_a_kernel_built_from_source_is_a_checkout_of_its_commit_and_patchset(tmp
         "linux", "v6.18-rc3-12-g0123456789ab", "2026-11-30T16:40:00+00:00")
     assert with_patch["id"] != base["id"] and with_patch["patchset_hash"] == "a" * 64  # validate-patch's two sides
     assert "git_repository_url" not in elsewhere and elsewhere["misc"]["remote"] == "/home/me/linux"  # https only
-    assert "patchset_hash" not in elsewhere  # uncommitted changes beside the patches: no patchset known
+    assert "patchset_hash" not in elsewhere  # uncommitted changes beside the patches: no patchset known,
+    assert "git_commit_hash" not in elsewhere and elsewhere["misc"]["base_commit"] == commit  # and no commit
     assert data["builds"][0]["start_time"] == "2026-11-30T16:40:00+00:00"
 
 
@@ -153,7 +181,8 @@ def test_a_long_excerpt_keeps_its_head_and_its_tail() -> None:
     text = "BUG: first line\n" + "x" * 40000 + "\nKernel panic - not syncing: last line"
     kept = bounded(text)
     assert len(kept) <= EXCERPT_MAX and kept.startswith("BUG: first line") and kept.endswith("last line")
-    assert "characters left out" in kept
+    head, note, tail = re.split(r"\n(\[\.\.\. \d+ characters left out \.\.\.\])\n", kept)
+    assert int(note.split()[1]) == len(text) - len(head) - len(tail)  # what it says was left out, exactly
 
 
 def test_a_run_starts_at_its_boots_start_plus_the_kernel_logs_clock() -> None:
@@ -190,6 +219,9 @@ def test_the_committed_results_read_on_the_dashboard(tmp_path: Path, catalogue: 
     view = kcidb_reader.dashboard(data)
     assert view.unlisted == [] and all(c.get("git_repository_url") or c["tree_name"] == "host"
                                        for c in data["checkouts"])
+    # what the dashboard cannot do with them: open a tree's details, which it finds by commit hash (Debian's
+    # tag names one this machine cannot reach; the host's source is not known)
+    assert set(view.no_details) == {c["id"] for c in data["checkouts"]}
     for b in data["builds"]:
         boots = view.boots.get(b["id"], [])
         assert len(boots) == (0 if b["misc"]["kernel_id"].startswith("host-") else 1), b["id"]

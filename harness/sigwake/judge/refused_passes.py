@@ -1,8 +1,9 @@
 """A privilege pass the kernel refuses whole (Debian's perf_event_paranoid=3 for an unprivileged user: every
 perf_event_open() is EACCES): most of its cases skipped for one reason. Every report says such a pass in one
-line per kernel, and lists the pass's other cases (the few that ran) one by one. A pass is refused whole when
-one reason of refusal skipped more than half its cases; every skipped case of it is then in that line, each
-reason with its count. A skip is never a finding, so nothing a gate counts is folded away."""
+line per kernel (the reason, how many cases, which), and lists the pass's other cases one by one as ever: those
+that ran, and those skipped for any other reason (a BPF or capability refusal, too few vCPUs: the machine's).
+A pass is refused whole when one reason skipped more than half its cases. Only skips are folded, and a skip is
+never a finding, so nothing a gate counts is folded away; the gates read judgement.py, not this."""
 
 from __future__ import annotations
 
@@ -17,22 +18,20 @@ from .judgement import Judged, Outcome, judged_cases
 @dataclass(frozen=True)
 class RefusedPass:
     privilege: str
-    skipped: tuple[Judged, ...]  # every case of the pass the kernel refused, whatever the reason
+    why: str  # the one reason
+    skipped: tuple[Judged, ...]  # the cases of the pass it skipped
     total: int  # the cases of the pass
 
-    def reasons(self) -> list[tuple[str, int]]:
-        return Counter(j.why for j in self.skipped).most_common()
+    def names(self) -> list[str]:
+        return [j.name for j in self.skipped]
 
     def line(self) -> str:
-        """"[user-paranoid3] refused whole: 69 of 71 cases skipped: perf_event_open: EACCES ... (57); ... (7)"."""
-        said = "; ".join(f"{why} ({n})" for why, n in self.reasons())
-        return f"[{self.privilege}] refused whole: {len(self.skipped)} of {self.total} cases skipped: {said}"
+        """"[user-paranoid3] refused whole: 57 of 71 cases skipped: perf_event_open: EACCES ...", and which."""
+        return f"[{self.privilege}] {self.short()} ({', '.join(self.names())})"
 
     def short(self) -> str:
-        """The line without its reasons past the first, for a line kept short (KTAP's result line)."""
-        (why, n), *others = self.reasons()
-        more = f"; and {len(self.skipped) - n} for {len(others)} other reasons" if others else ""
-        return f"refused whole: {len(self.skipped)} of {self.total} cases skipped: {why} ({n}){more}"
+        """The line without the cases' names, for a line kept short (KTAP's, the summary's)."""
+        return f"refused whole: {len(self.skipped)} of {self.total} cases skipped: {self.why}"
 
 
 @dataclass(frozen=True)
@@ -46,10 +45,12 @@ class ShownPass:
 
 
 def refused_whole(privilege: str, cases: list[Judged]) -> RefusedPass | None:
-    skipped = [j for j in cases if j.outcome is Outcome.SKIP]
-    if not skipped or 2 * Counter(j.why for j in skipped).most_common(1)[0][1] <= len(cases):
+    reasons = Counter(j.why for j in cases if j.outcome is Outcome.SKIP)
+    if not reasons or 2 * reasons.most_common(1)[0][1] <= len(cases):
         return None
-    return RefusedPass(privilege, tuple(skipped), len(cases))
+    why = reasons.most_common(1)[0][0]
+    return RefusedPass(privilege, why, tuple(j for j in cases if j.outcome is Outcome.SKIP and j.why == why),
+                       len(cases))
 
 
 def shown_passes(kernel: KernelResult, catalogue: Catalogue) -> list[ShownPass]:
@@ -57,6 +58,7 @@ def shown_passes(kernel: KernelResult, catalogue: Catalogue) -> list[ShownPass]:
     shown = []
     for privilege, cases in judged_cases(kernel, catalogue).items():
         refused = refused_whole(privilege, cases)
-        listed = [j for j in cases if refused is None or j.outcome is not Outcome.SKIP]
+        folded = {id(j) for j in refused.skipped} if refused else set()
+        listed = [j for j in cases if id(j) not in folded]
         shown.append(ShownPass(privilege, refused, listed))
     return shown

@@ -1,12 +1,14 @@
 """KCIDB's issues and incidents: "a known bug, and the tests that show it", as the dashboard groups failures.
 
-- A known kernel bug: the expectation a known failure (XFAIL) was judged by, one issue per fix (its commit, or
-  the expectation's words where no commit is named), culprit the kernel's code; an incident for each test that
-  failed as known. Its report_url is the fix in the stable tree, which holds mainline's commits and its own.
-- A kernel report (a splat): one issue per title, as syzbot groups them; an incident on the test of the case it
-  hit, or on the boot where it hit no case (on the build, for the host's, which has no boot test). Culprit the
-  kernel's code, unless the report is known to follow the emulator (then the tool's, QEMU's TCG).
-Every issue is version 1: re-rendering the same results gives the same issues."""
+- A known kernel bug: the expectation a known failure (XFAIL) was judged by, one issue per fix (its commit and
+  the subject quoted after it, or the expectation's words where no commit is named), culprit the kernel's code;
+  an incident for each test that failed as known. Its report_url is the commit in the stable tree, which holds
+  mainline's commits and its own (the expectation says where the commit is known from).
+- A kernel report (a splat): one issue per title, as syzbot groups them (and per culprit: the kernel's code, or
+  the tool's where the report is known to follow the emulator, QEMU's TCG); an incident on the test of the case
+  it hit, or on sigwake.kernel_log where it hit none, and on the boot it ended.
+- An upstream selftest this machine cannot run as meant: an issue of the tool, an incident on its test.
+Every issue is version 1 and made from its id's facts alone: re-rendering gives the same issues."""
 
 from __future__ import annotations
 
@@ -28,28 +30,37 @@ def _short_hash(text: str) -> str:
 
 
 def known_bug(row: Expectation, origin: str) -> dict[str, Any]:
-    """The issue of a known bug: a fix's commit, subject and words."""
+    """The issue of a known bug, from the fix alone (its commit and subject), so every expectation that names
+    the fix gives the same issue; each incident says the expectation it was judged by."""
     key = f"fix_{row.commit}" if row.commit else f"known_{_short_hash(row.source)}"
-    issue: dict[str, Any] = {"id": f"{origin}:{key}", "version": VERSION, "origin": origin, "comment": row.source,
-                             "culprit": {"code": True, "tool": False, "harness": False},
-                             "misc": {"bug": str(row.before), "fixed": str(row.after)}}
+    subject = re.search(rf'{re.escape(row.commit)}\s+"([^"]+)"', row.source) if row.commit else None
+    said = (f'{row.commit} "{subject[1]}"' if subject else row.commit) if row.commit else row.source
+    issue: dict[str, Any] = {"id": f"{origin}:{key}", "version": VERSION, "origin": origin,
+                             "comment": f"known bug, fixed by {said}" if row.commit else f"known bug: {said}",
+                             "culprit": {"code": True, "tool": False, "harness": False}}
     if row.commit:
         issue["report_url"] = FIX_URL + row.commit
-        issue["misc"]["commit"] = row.commit
-    if subject := re.search(r'"([^"]+)"', row.source):
+        issue["misc"] = {"commit": row.commit}
+    if subject:
         issue["report_subject"] = subject[1]
-    if row.since is not None:
-        issue["misc"]["since"] = f"v{row.since[0]}.{row.since[1]}"
     return issue
 
 
 def splat_issue(splat: Splat, runner: Runner, origin: str) -> dict[str, Any]:
+    """One issue per title and culprit: a report known to follow the emulator is the tool's, apart from the same
+    title printed where it does not."""
     fault = emulators(splat, runner)
     culprit = {"code": True, "tool": False, "harness": False} if fault is None else {"tool": True, "harness": False}
-    issue: dict[str, Any] = {"id": f"{origin}:splat_{_short_hash(splat.title)}", "version": VERSION, "origin": origin,
-                             "comment": said(splat, runner), "report_subject": splat.title, "culprit": culprit,
-                             "misc": {"kind": splat.kind}}
-    return issue
+    key = f"splat_{_short_hash(splat.title)}" + ("" if fault is None else "_emulator")
+    return {"id": f"{origin}:{key}", "version": VERSION, "origin": origin, "comment": said(splat, runner),
+            "report_subject": splat.title, "culprit": culprit, "misc": {"kind": splat.kind}}
+
+
+def machine_lacks(lacking: str, origin: str) -> dict[str, Any]:
+    """An upstream selftest this machine cannot run as meant (no breakpoints, no PMU): the tool's, not the code's."""
+    return {"id": f"{origin}:machine_{_short_hash(lacking)}", "version": VERSION, "origin": origin,
+            "comment": f"not comparable here: this machine lacks {lacking}",
+            "culprit": {"code": False, "tool": True, "harness": False}}
 
 
 def incident(issue: dict[str, Any], incident_id: str, on: dict[str, str], comment: str,

@@ -4,13 +4,15 @@ start_time cannot be listed at all).
 
 - A Debian package: Debian's kernel repository on salsa, the branch its suite is kept on (DEP-14 as the kernel
   team names them: debian/latest for sid, debian/<major.minor>/<suite> for a release) and the upload's tag
-  (debian/<version>). The tag's commit hash is not known here (no network), so git_commit_hash is left out and
-  misc says so. start_time: the upload's changelog date (uname -v), a day. Every flavour is one checkout.
+  (debian/<version>). The tag's commit hash is not known here (no network to salsa), so git_commit_hash is left
+  out and misc says so, as it says the branch is inferred from the suite. Every flavour is one checkout.
 - A package file (--kernel FILE.deb): its version says nothing of where its source is: no git fields.
 - A tree sigwake built: its remote (an https URL; any other stays in misc), branch, commit, `git describe`
-  and the patchset applied (KCIDB's hash; "" for none), start_time when the build read it.
-- An image file, the host's running kernel: no source known; start_time from uname -v's build time.
-A checkout whose source date is not known starts when sigwake first recorded a kernel of it.
+  and the patchset applied (KCIDB's hash; "" for none); a tree with other changes uncommitted is no commit:
+  no git_commit_hash (misc.base_commit), and a checkout of its own.
+- An image file, the host's running kernel: no source known.
+start_time is when sigwake took the source: a tree when its build read it, any other when sigwake recorded a
+kernel of it (the earliest); when the kernel was built (uname -v: Debian's says a day) is misc.built.
 
 The build: Debian built a package (PASS), sigwake a tree (PASS, its start), someone an image file (PASS: it
 exists); the host's running kernel was built by no one sigwake knows of: no status, and it says so."""
@@ -62,31 +64,36 @@ def debian_branch(version: str, suite: str) -> str:
 
 
 def checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
-    """The checkout a kernel's source is (see the module's words); the same id for every kernel of one source."""
+    """The checkout a kernel's source is (see the module's words); the same id for every kernel of one source.
+    Its start_time is when sigwake took the source: a tree when its build read it, anything else when sigwake
+    recorded its kernel (render_kcidb keeps the earliest of one checkout's kernels)."""
     o = kernel.origin
     fields: dict[str, Any] = {}
-    misc: dict[str, Any] = {}
-    start = None
+    misc: dict[str, Any] = {"built": built_at(kernel.kernel_version) or changelog_day(kernel.kernel_version)}
     if o.kind == "debian" and o.suite == LOCAL:  # a package file: its own bytes, whatever version it names
         key, tree, comment = f"deb:{o.sha256}", "local-package", f"a local package file {o.package} {o.version}, {o.path}"
-        misc = {"source_version": o.version, "path": o.path, "git": "not known: a package file names no source"}
-        start = changelog_day(kernel.kernel_version)
+        misc |= {"source_version": o.version, "path": o.path, "git": "not known: a package file names no source"}
     elif o.kind == "debian" and o.version:  # every flavour of one source version is one checkout
         key, tree, comment = f"debian:linux={o.version}", "debian", f"Debian's linux {o.version} ({o.suite})"
         tag = debian_tag(o.version)
         fields = {"git_repository_url": SALSA, "git_repository_branch": debian_branch(o.version, o.suite or ""),
                   "git_commit_name": tag, "git_commit_tags": [tag]}
-        misc = {"source_version": o.version, "suite": o.suite,
-                "git_commit_hash": f"not known here: the commit Debian's tag {tag} names"}
-        start = changelog_day(kernel.kernel_version)
+        misc |= {"source_version": o.version, "suite": o.suite,
+                 "git_repository_branch": f"inferred from the suite it was fetched from ({o.suite})",
+                 "git_commit_hash": f"not known here (no network to salsa): the commit Debian's tag {tag} names"}
     elif o.git_commit:
-        # the commit and its patchset; with changes not known (uncommitted beside the patches), the image's own
-        key = f"git:{o.git_commit}" + (f"+{o.patchset_hash}" if o.patchset_hash else
-                                       "" if o.patchset_hash is not None else f"+image:{o.sha256}")
+        # the commit and its patchset; with other changes uncommitted, the source is no commit: the image's own
+        clean = o.patchset_hash is not None
+        key = f"git:{o.git_commit}" + (f"+{o.patchset_hash}" if o.patchset_hash else "" if clean else f"+image:{o.sha256}")
         tree = token(re.sub(r"\.git$", "", (o.git_url or o.git_tree or "source").rstrip("/").rsplit("/", 1)[-1]))
-        comment = f"a kernel tree at {o.git_name or o.git_commit[:12]}" + (" with patches" if o.patchset_hash else "")
-        if re.fullmatch(r"[0-9a-f]{40}", o.git_commit):
+        comment = (f"a kernel tree at {o.git_name or o.git_commit[:12]}" + (" with patches" if o.patchset_hash else "")
+                   + ("" if clean else ", with uncommitted changes"))
+        if clean and re.fullmatch(r"[0-9a-f]{40}", o.git_commit):
             fields["git_commit_hash"] = o.git_commit
+            fields["patchset_hash"] = o.patchset_hash
+        else:
+            misc["base_commit"] = o.git_commit
+            misc["patchset"] = "not known: the tree had uncommitted changes, or its build predates sigwake saying"
         if o.git_url and o.git_url.startswith("https://"):
             fields["git_repository_url"] = o.git_url
         elif o.git_url:
@@ -95,23 +102,15 @@ def checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
             fields["git_repository_branch"] = o.git_branch
         if o.git_name:
             fields["git_commit_name"] = o.git_name
-        if o.patchset_hash is not None:
-            fields["patchset_hash"] = o.patchset_hash
-        else:
-            misc["patchset"] = "not known: the tree had uncommitted changes, or its build predates sigwake saying"
         misc["tree"] = o.git_tree
-        start = o.built_at
     elif o.kind == "host":
         key, tree, comment = f"host:{kernel.release}", "host", f"the host's running kernel {kernel.release}"
-        start = built_at(kernel.kernel_version) or changelog_day(kernel.kernel_version)
     else:
         key, tree, comment = f"image:{o.sha256}", "image", f"an image file, {o.path}"
-        misc = {"path": o.path}
-        start = built_at(kernel.kernel_version) or changelog_day(kernel.kernel_version)
-    if start is None:
-        misc["start_time"] = "not known of the source: when sigwake first recorded a kernel of it"
+        misc["path"] = o.path
+    start = o.built_at if o.git_commit and o.built_at else kernel.recorded_at
     found: dict[str, Any] = {"id": f"{origin}:{token(key)}", "origin": origin, "tree_name": tree, **fields,
-                             "comment": comment, "start_time": start or kernel.recorded_at, "valid": True}
+                             "comment": comment, "start_time": start, "valid": True}
     if misc := {k: v for k, v in misc.items() if v is not None}:
         found["misc"] = misc
     return found
@@ -120,7 +119,7 @@ def checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
 def build(kernel: KernelResult, origin: str, checkout_id: str, console_log: str,
           links: dict[str, str]) -> dict[str, Any]:
     o = kernel.origin
-    key = o.sha256 or token(f"{kernel.kernel_id}-{kernel.release}")
+    key = token(kernel.kernel_id) + (f"_{o.sha256[:16]}" if o.sha256 else "")  # one image may be two kernels' files
     found: dict[str, Any] = {
         "id": f"{origin}:{key}", "origin": origin, "checkout_id": checkout_id,
         "architecture": KCIDB_ARCH.get(o.arch or "amd64", "x86_64"),

@@ -20,7 +20,7 @@ from ..judge.refused_passes import shown_passes
 from ..judge.peers import compare
 from ..core.model import KernelResult, QaLine
 from ..core.outcomes import BisectionRecord, ValidationRecord
-from .render_markdown import refused_line
+from .render_markdown import FOLDED, refused_line
 from .render_outcomes import BootedKernels, outcome_rows
 from ..judge.expectations import HEADLINE
 from ..store.store import console_log_path
@@ -64,22 +64,23 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
     privileges = list(dict.fromkeys(p for passes_of in listed for p in passes_of))
     passes = []
     for privilege in privileges:
-        refused = [refused_line(kernel.kernel_id, of[privilege].refused, of[privilege].cases)
-                   for kernel, of in zip(ordered, listed) if privilege in of and of[privilege].refused]
-        grid = [(kernel, {j.name: j for j in of[privilege].cases} if privilege in of else {})
-                for kernel, of in zip(ordered, listed) if privilege not in of or not of[privilege].refused]
+        shown_here = [of.get(privilege) for of in listed]
+        refused = [refused_line(kernel.kernel_id, p.refused) for kernel, p in zip(ordered, shown_here)
+                   if p is not None and p.refused is not None]
+        folded = [set(p.refused.names()) if p is not None and p.refused else set() for p in shown_here]
+        by_kernel = [{j.name: j for j in p.cases} if p is not None else {} for p in shown_here]
         rows = []
-        for case in sorted({name for _, cells in grid for name in cells}):
-            cells = []
-            for kernel, found in grid:
+        for case in sorted({name for cells in by_kernel for name in cells}):
+            cells: list[dict[str, str] | None] = []
+            for kernel, found, away in zip(ordered, by_kernel, folded):
                 j = found.get(case)
-                cells.append(None if j is None else {
+                cells.append({"outcome": "refused", "verdict": FOLDED, "why": "", "evidence": "",
+                              "href": f"{kernel.kernel_id}.json"} if case in away else None if j is None else {
                     "outcome": str(j.outcome), "verdict": str(j.case.verdict), "why": j.why or j.case.reason,
                     "evidence": " ".join(f"{k}={j.case.evidence[k]}" for k in catalogue.shown(case) if k in j.case.evidence),
                     "href": f"{kernel.kernel_id}.json"})
             rows.append({"case": case, "cells": cells})
-        passes.append({"privilege": privilege, "refused": refused, "rows": rows,
-                       "kernels": [_column(kernel) for kernel, _ in grid] if rows else []})
+        passes.append({"privilege": privilege, "refused": refused, "rows": rows})
     judged_run = of_run(ordered, catalogue)
     splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",

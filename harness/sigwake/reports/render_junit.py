@@ -47,8 +47,9 @@ def kernel_suite(root: ET.Element, kernel: KernelResult, found: list[Finding]) -
     suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/kernel", timestamp=kernel.recorded_at,
                           hostname=kernel.runner.mode)
     _properties(suite, kernel)
-    boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}",
-                         time=f"{kernel.boot.seconds or 0:.3f}")
+    boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}")
+    if kernel.boot.seconds is not None:
+        boot.set("time", f"{kernel.boot.seconds:.3f}")
     ended = [f for f in found if f.kind in ("crash", "hang")]
     why = untested(kernel)
     if why is not None:

@@ -32,9 +32,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.model import KernelResult, ReproResult
+from ..core.model import KernelResult, ReproResult, Splat
 from ..judge import expectations
-from ..judge.judgement import Judged, Outcome, kernel_findings, untested
+from ..judge.judgement import Judged, Outcome, kernel_findings, splats_of, untested
 from ..judge.refused_passes import RefusedPass, shown_passes
 from ..judge.peers import PeerComparison, compare
 from ..parse.console import FRAME
@@ -47,20 +47,21 @@ from .report_input import Format, ReportInput
 SCHEMA_VERSION = {"major": 5, "minor": 3}
 STATUS = {Outcome.PASS: "PASS", Outcome.XFAIL: "FAIL", Outcome.FAIL: "FAIL", Outcome.SKIP: "SKIP",
           Outcome.ERROR: "ERROR", Outcome.MISS: "MISS"}
-PEER_STATUS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "xfail": "FAIL", "error": "ERROR"}
+PEER_STATUS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "xfail": "PASS", "error": "ERROR"}  # xfail: kselftest's ok
 EXCERPT_MAX = 16384
 KSELFTEST = "kselftest.perf_events"  # tools/testing/selftests/perf_events, as KernelCI names its collection
 
 
 def bounded(text: str) -> str:
     """A log excerpt as the schema takes it: no NUL; where longer than EXCERPT_MAX, its head and its tail (a
-    report's first lines say what it is, its last how it ended)."""
+    report's first lines say what it is, its last how it ended), and how much was left out between them."""
     text = text.replace("\0", "")
     if len(text) <= EXCERPT_MAX:
         return text
-    cut = f"\n[... {len(text) - EXCERPT_MAX + 100} characters left out ...]\n"
-    keep = (EXCERPT_MAX - len(cut)) // 2
-    return text[:keep] + cut + text[len(text) - keep:]
+    room = EXCERPT_MAX - 64  # the note's room
+    keep = room // 2
+    note = f"\n[... {len(text) - 2 * keep} characters left out ...]\n"
+    return text[:keep] + note + text[len(text) - keep:]
 
 
 def unwrapped(lines: list[str]) -> str:
@@ -87,14 +88,11 @@ def _environment(kernel: KernelResult, privilege: str) -> dict[str, Any]:
 
 
 def _boot_excerpt(kernel: KernelResult, console: list[str], status: str) -> str:
-    """A crashed boot from its fatal report's first line; a report outside every case as printed; a boot that
-    ended otherwise badly its console's tail; a good one the kernel's log up to the first framed line."""
+    """A crashed boot from its fatal report's first line; a boot that ended otherwise badly its console's tail;
+    a good one the kernel's log up to the first framed line."""
     fatal = next((s for s in kernel.splats if s.fatal), None)
     if status != "PASS" and fatal is not None and console:
         return unwrapped(console[fatal.console_line - 1:])
-    own = [s.report for s in kernel.splats if s.case is None]
-    if status != "PASS" and own:
-        return "\n\n".join(own)
     if status != "PASS":
         return kernel.boot.console_tail or ""
     first_frame = next((n for n, line in enumerate(console) if FRAME.search(line)), len(console))
@@ -103,14 +101,13 @@ def _boot_excerpt(kernel: KernelResult, console: list[str], status: str) -> str:
 
 def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], links: dict[str, str],
                console: list[str]) -> dict[str, Any]:
-    own = kernel_findings(kernel)
-    status = ("ERROR" if untested(kernel) is not None else "FAIL" if own or kernel.boot.status == "boot-failed"
-              else "PASS")
+    ended = [f for f in kernel_findings(kernel) if f.kind in ("crash", "hang")]  # reports: sigwake.kernel_log
+    status = "ERROR" if untested(kernel) is not None else "FAIL" if ended else "PASS"
     test: dict[str, Any] = {
         "id": f"{build['id']}:boot", "origin": origin, "build_id": build["id"], "path": "boot", "status": status,
         **links, "comment": kernel.boot.detail or kernel.boot.status,
         "environment": _environment(kernel, "boot"),
-        "misc": {"boot": kernel.boot.status, "boots": kernel.boot.boots, "findings": [str(f) for f in own]}}
+        "misc": {"boot": kernel.boot.status, "boots": kernel.boot.boots, "findings": [str(f) for f in ended]}}
     if kernel.boot.started_at:
         test["start_time"] = kernel.boot.started_at
     if kernel.boot.seconds is not None:
@@ -120,10 +117,26 @@ def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], links: 
     return test
 
 
-def _case_excerpt(case: ReproResult, console: list[str]) -> str:
+def _kernel_log_test(kernel: KernelResult, origin: str, build_id: str, links: dict[str, str]) -> dict[str, Any] | None:
+    """The kernel's reports outside every case (during the boot, between cases, during a selftest), as a test of
+    their own: a FAIL the dashboard counts as a test, not as a second boot. None when there were none."""
+    outside = [s for s in kernel.splats if s.case is None]
+    if not outside:
+        return None
+    return {"id": f"{build_id}:kernel_log", "origin": origin, "build_id": build_id, "path": "sigwake.kernel_log",
+            "status": "FAIL", **links, "comment": f"{len(outside)} kernel reports outside every case",
+            "log_excerpt": bounded("\n\n".join(s.report for s in outside)),
+            "environment": _environment(kernel, "kernel"),
+            "misc": {"reports": [f"{s.title} ({s.where()})" for s in outside]}}
+
+
+def _case_excerpt(case: ReproResult, splats: list[Splat], console: list[str]) -> str:
+    """The case's own console lines; where the kernel reported while it ran, from the report's first line."""
     if len(case.console_span) != 2:
         return ""
     first, last = case.console_span
+    if splats:
+        first = max(first, min(s.console_line for s in splats))
     return bounded(unwrapped(console[first - 1:last]))
 
 
@@ -145,24 +158,25 @@ def _case_test(judged: Judged, origin: str, build_id: str, links: dict[str, str]
     if judged.finding is not None:
         test["misc"]["finding"] = judged.finding
         test["misc"]["why"] = judged.why
-    if excerpt := _case_excerpt(case, console):
+    if excerpt := _case_excerpt(case, splats_of(kernel, case), console):
         test["log_excerpt"] = excerpt
     return test
 
 
-def _refused_test(kernel: KernelResult, refused: RefusedPass, origin: str, build_id: str,
+def _refused_test(kernel: KernelResult, refused: RefusedPass, others: list[Judged], origin: str, build_id: str,
                   links: dict[str, str]) -> dict[str, Any]:
+    name = f"{token(refused.privilege)}.refused-whole"
     test: dict[str, Any] = {
-        "id": f"{build_id}:{token(refused.privilege)}:refused", "origin": origin, "build_id": build_id,
-        "path": f"sigwake.{token(refused.privilege)}", "status": "SKIP", **links,
-        "comment": refused.short(), "log_excerpt": bounded(refused.line()),
+        "id": f"{build_id}:{name}", "origin": origin, "build_id": build_id, "path": f"sigwake.{name}",
+        "status": "SKIP", **links, "comment": refused.short(), "log_excerpt": bounded(refused.line()),
         "environment": _environment(kernel, refused.privilege),
-        "misc": {"skipped": len(refused.skipped), "cases": refused.total,
-                 "reasons": [{"why": why, "cases": n} for why, n in refused.reasons()]}}
-    if started := next((j.case.started_at for j in refused.skipped if j.case.started_at), None):
-        test["start_time"] = started
-    if (seconds := kernel.boot.pass_seconds.get(refused.privilege)) is not None:
-        test["duration"] = seconds
+        "misc": {"why": refused.why, "skipped": len(refused.skipped), "cases": refused.total,
+                 "names": refused.names()}}
+    starts = [j.case.started_at for j in (*refused.skipped, *others) if j.case.started_at]
+    if starts:  # the pass's: its first run's start, and the time the pass took
+        test["start_time"] = min(starts)
+        if (seconds := kernel.boot.pass_seconds.get(refused.privilege)) is not None:
+            test["duration"] = seconds
     return test
 
 
@@ -171,7 +185,7 @@ def _peer_test(kernel: KernelResult, c: PeerComparison, origin: str, build_id: s
     path = ".".join([KSELFTEST, token(c.peer.program), *(token(part) for part in c.peer.test.split("."))])
     test: dict[str, Any] = {
         "id": f"{build_id}:{path}", "origin": origin, "build_id": build_id, "path": path,
-        "status": "SKIP" if c.lacking else PEER_STATUS[c.peer.result], **links,
+        "status": PEER_STATUS[c.peer.result], **links,
         "environment": _environment(kernel, "peer"),
         "misc": {"upstream": "tools/testing/selftests/perf_events", "result": c.peer.result, "agreement": c.word,
                  "console_line": c.peer.console_line}}
@@ -205,11 +219,12 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
         builds.append(build)
         console = log.read_text(errors="replace").replace("\r", "").split("\n") if log.exists() else []
         boot = _boot_test(kernel, origin, build, links, console) if kernel.runner.mode != "native" else None
-        tests += [boot] if boot else []
+        kernel_log = _kernel_log_test(kernel, origin, build["id"], links)
+        tests += [test for test in (boot, kernel_log) if test is not None]
         by_case: dict[tuple[str, str], str] = {}
         for shown in shown_passes(kernel, catalogue):
             if shown.refused is not None:
-                tests.append(_refused_test(kernel, shown.refused, origin, build["id"], links))
+                tests.append(_refused_test(kernel, shown.refused, shown.cases, origin, build["id"], links))
             for judged in shown.cases:
                 test = _case_test(judged, origin, build["id"], links, console)
                 tests.append(test)
@@ -222,10 +237,18 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
         for n, splat in enumerate(kernel.splats, start=1):
             issue = issues.setdefault(*_keyed(kcidb_issues.splat_issue(splat, kernel.runner, origin)))
             hit = by_case.get((splat.privilege or "", splat.case or ""))
-            on = ({"test_id": hit} if hit else {"test_id": boot["id"]} if boot else {"build_id": build["id"]})
-            incidents.append(kcidb_issues.incident(issue, f"{build['id']}:splat{n}", on, splat.where(),
-                                                   kcidb_issues.splat_misc(splat)))
-        tests += [_peer_test(kernel, c, origin, build["id"], links, console) for c in compare(kernel, catalogue)]
+            on = [hit or (kernel_log or {}).get("id")]  # the case it hit, else the reports outside every case
+            if splat.fatal and boot is not None:  # and the boot it ended
+                on.append(boot["id"])
+            incidents += [kcidb_issues.incident(issue, f"{test_id}:splat{n}", {"test_id": test_id}, splat.where(),
+                                                kcidb_issues.splat_misc(splat)) for test_id in on if test_id]
+        for c in compare(kernel, catalogue):
+            test = _peer_test(kernel, c, origin, build["id"], links, console)
+            tests.append(test)
+            if c.lacking:  # not comparable here: the machine's, an issue of the tool that ran it
+                issue = issues.setdefault(*_keyed(kcidb_issues.machine_lacks(c.lacking, origin)))
+                incidents.append(kcidb_issues.incident(issue, f"{test['id']}:lacking", {"test_id": test["id"]},
+                                                       c.word))
     return {"version": SCHEMA_VERSION, "checkouts": list(checkouts.values()), "builds": builds, "tests": tests,
             "issues": list(issues.values()), "incidents": incidents}
 

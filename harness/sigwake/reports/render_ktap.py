@@ -4,12 +4,16 @@ XFAIL` (kunit_parser, which knows only SKIP, falls back to "not ok" as ktap.rst
 says a reader should: a failure, never a pass), an unsupported case `ok ... # SKIP`,
 a difference from what is known `not ok`, a reproducer's failure `not ok ... #
 ERROR`, a case the boot never reached `not ok ... # TIMEOUT` or `# ERROR`. A pass
-the kernel refused whole is one `ok 1 refused # SKIP` line (refused_passes.py).
-Every line is at most LINE_MAX characters: a directive's words are cut short (the
-whole said in a diagnostic above it) and a long diagnostic (evidence such as
-record_types) is folded over `#   ` lines."""
+the kernel refused whole is one `ok 1 refused-whole # SKIP` line (refused_passes.py),
+and a pass where nothing ran is `ok N <pass> # SKIP`. kselftest itself writes `ok #
+XFAIL`, which kunit_parser reads as a pass. Every line is at most LINE_MAX
+characters: a directive's words are cut short (the whole said in a diagnostic
+above it) and a long diagnostic (evidence such as record_types) is said as a
+header, "# key (N characters, over K lines):", and its text over `#   ` lines."""
 
 from __future__ import annotations
+
+import textwrap
 
 from ..core.model import KernelResult
 from ..judge.judgement import Judged, Outcome
@@ -20,6 +24,7 @@ from .report_input import Format
 INDENT = "    "
 LINE_MAX = 200
 DIRECTIVE_MAX = 100  # the words after a directive; the rest is in the diagnostic above
+REFUSED = "refused-whole"  # the result line of a pass refused whole: no case's name (they have no '-')
 
 
 def _clean(text: str) -> str:
@@ -32,16 +37,19 @@ def _short(text: str) -> str:
 
 
 def folded(diagnostic: str, indent: str = "") -> list[str]:
-    """A diagnostic line ("# key=value") over as many lines as keep each within LINE_MAX, its continuations
-    indented under it ("#   ...")."""
-    width = LINE_MAX - len(indent)
-    text = "# " + _clean(diagnostic[2:] if diagnostic.startswith("# ") else diagnostic)
-    lines = [text[:width]]
-    rest = text[width:]
-    while rest:
-        lines.append("#   " + rest[:width - 4])
-        rest = rest[width - 4:]
-    return [indent + line for line in lines]
+    """A diagnostic line within LINE_MAX as it is; a longer one ("# key=value") said as a header and its text
+    over `#   ` lines ("# key (N characters, over K lines):"), so no line reads as the whole of a value."""
+    text = _clean(diagnostic[2:] if diagnostic.startswith("# ") else diagnostic)
+    width = LINE_MAX - len(indent) - 4
+    if len(text) + 2 <= LINE_MAX - len(indent):
+        return [f"{indent}# {text}"]
+    key, sep, value = text.partition("=") if "=" in text[:60] else text.partition(": ")
+    head, body = (key, value) if sep else ("", text)
+    # prose at its spaces; a value with none (record_types) as it comes, so its chunks join back to it
+    chunks = textwrap.wrap(body, width) if " " in body else [body[i:i + width] for i in range(0, len(body), width)]
+    named = f"{head} " if head else ""
+    return [f"{indent}# {named}({len(body)} characters, over {len(chunks)} lines):",
+            *(f"{indent}#   {chunk}" for chunk in chunks)]
 
 
 def result_line(number: int, judged: Judged) -> str:
@@ -74,8 +82,9 @@ def _pass_lines(number: int, shown: ShownPass) -> list[str]:
              f"{INDENT}1..{len(shown.cases) + (1 if shown.refused else 0)}"]
     offset = 0
     if shown.refused is not None:
-        lines += [line for why, n in shown.refused.reasons() for line in folded(f"# refused ({n}): {why}", INDENT)]
-        lines.append(f"{INDENT}ok 1 refused # SKIP {_short(_clean(shown.refused.short()))}")
+        lines += folded(f"# refused whole: {shown.refused.why}", INDENT)
+        lines += folded(f"# refused cases: {', '.join(shown.refused.names())}", INDENT)
+        lines.append(f"{INDENT}ok 1 {REFUSED} # SKIP {_short(_clean(shown.refused.short()))}")
         offset = 1
     for case_number, judged in enumerate(shown.cases, start=1 + offset):
         lines += [line for diagnostic in _diagnostics(judged) for line in folded(diagnostic, INDENT)]
@@ -85,6 +94,9 @@ def _pass_lines(number: int, shown: ShownPass) -> list[str]:
         lines.append(f"not ok {number} {shown.privilege}")
     elif Outcome.XFAIL in outcomes:
         lines.append(f"not ok {number} {shown.privilege} # XFAIL {outcomes.count(Outcome.XFAIL)} known failures")
+    elif all(o is Outcome.SKIP for o in outcomes):  # nothing ran: the whole pass was skipped
+        lines.append(f"ok {number} {shown.privilege} # SKIP nothing ran" +
+                     (f": {_short(_clean(shown.refused.short()))}" if shown.refused else ""))
     else:
         lines.append(f"ok {number} {shown.privilege}")
     return lines

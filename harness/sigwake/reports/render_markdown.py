@@ -10,7 +10,7 @@ from typing import Callable
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
 from ..judge.gate import of_run
-from ..judge.judgement import FINDING_KINDS, Finding, Judged, judged_cases, shown, unjudged, untested
+from ..judge.judgement import FINDING_KINDS, Finding, judged_cases, shown, unjudged, untested
 from ..judge.peers import compare
 from ..judge.refused_passes import RefusedPass, shown_passes
 from ..core.model import KernelResult, ReproResult
@@ -42,14 +42,20 @@ def path_cell(repro: ReproResult | None) -> str:
     return " → ".join(str(v) if isinstance(v, int) else "n/a" for v in repro.kernel_path.values())
 
 
+FOLDED = "refused ↑"  # a cell of a pass the kernel refused whole: said in its line above the grid
+
+
 def case_table(ordered: list[KernelResult], privilege: str, render: Callable[[ReproResult | None, bool], str],
-               failing: list[set[tuple[str, str]]] | None = None) -> list[str]:
-    """One row per case, one column per kernel: render(result, whether the judgement finds it failing)."""
+               failing: list[set[tuple[str, str]]] | None = None, folded: list[set[str]] | None = None) -> list[str]:
+    """One row per case, one column per kernel: render(result, whether the judgement finds it failing). A case
+    `folded` for a kernel (its pass refused whole) is FOLDED there; one folded on every kernel has no row."""
     lines = ["| reproducer | " + " | ".join(r.kernel_id for r in ordered) + " |", "|---|" + "---|" * len(ordered)]
     by_kernel = [{r.name: r for r in result.reproducers if r.privilege == privilege} for result in ordered]
     differing = [{name for p, name in found if p == privilege} for found in failing or [set() for _ in ordered]]
-    for name in sorted({name for cells in by_kernel for name in cells}):
-        row = (render(cells.get(name), name in wrong) for cells, wrong in zip(by_kernel, differing))
+    hidden = folded or [set() for _ in ordered]
+    for name in sorted({name for cells, away in zip(by_kernel, hidden) for name in cells if name not in away}):
+        row = (FOLDED if name in away else render(cells.get(name), name in wrong)
+               for cells, wrong, away in zip(by_kernel, differing, hidden))
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     return lines
 
@@ -107,10 +113,8 @@ def legend() -> list[str]:
             "signals received, si_code of the first: 1 = POLL_IN, ...)"]
 
 
-def refused_line(kernel_id: str, refused: RefusedPass, cases: list[Judged]) -> str:
-    """A kernel that refused a pass whole, in one line: the refusal, and what of the pass did run."""
-    ran = ", ".join(f"{j.name} {j.case.verdict}" + (" ≠" if j.finding else "") for j in cases)
-    return f"{kernel_id}: {refused.line()}" + (f"; ran: {ran}" if ran else "")
+def refused_line(kernel_id: str, refused: RefusedPass) -> str:
+    return f"{kernel_id}: {refused.line()}"
 
 
 def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
@@ -139,25 +143,20 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
                   "from and where that is known from</summary>", "", *(f"- {line}" for line in listed), "",
                   "</details>"]
     lines += legend()
-    refusals = [{p.privilege: (p.refused, p.cases) for p in shown_passes(result, catalogue) if p.refused}
-                for result in ordered]
+    refusals = [{p.privilege: p.refused for p in shown_passes(result, catalogue) if p.refused} for result in ordered]
     for privilege in privileges:
+        refused = [refused_line(result.kernel_id, by_pass[privilege]) for result, by_pass in zip(ordered, refusals)
+                   if privilege in by_pass]
+        folded = [set(by_pass[privilege].names()) if privilege in by_pass else set() for by_pass in refusals]
+        grid = case_table(ordered, privilege, lambda repro, differs: ("≠ " if differs else "") + cell(repro, catalogue),
+                          failing, folded)
+        wrong = sum(1 for cells in failing for p, _ in cells if p == privilege)
         lines += ["", f"## {privilege}"]
-        refused = [(result, by_pass[privilege]) for result, by_pass in zip(ordered, refusals) if privilege in by_pass]
-        if refused:  # one line per kernel that refused the pass whole, with what of it ran
-            lines += ["", f"Refused whole by {len(refused)} kernels:", ""]
-            lines += [f"- {refused_line(result.kernel_id, *shown)}" for result, shown in refused]
-        grid = [(result, cells) for result, cells, by_pass in zip(ordered, failing, refusals) if privilege not in by_pass]
-        if not grid:
-            continue
-        kernels, wrong_cells = [result for result, _ in grid], [cells for _, cells in grid]
-        cases = {r.name for result in kernels for r in result.reproducers if r.privilege == privilege}
-        wrong = sum(1 for cells in wrong_cells for p, _ in cells if p == privilege)
-        lines += ["", f"<details><summary>{len(cases)} cases × {len(kernels)} kernels; {wrong} cells are findings "
-                  "(≠)</summary>", ""]
-        lines += case_table(kernels, privilege,
-                            lambda repro, differs: ("≠ " if differs else "") + cell(repro, catalogue), wrong_cells)
-        lines += ["", "</details>"]
+        if refused:  # one line per kernel that refused the pass whole; its other cases stay in the grid
+            lines += ["", f"Refused whole by {len(refused)} kernels (their cells `{FOLDED}`):", "",
+                      *(f"- {line}" for line in refused)]
+        lines += ["", f"<details><summary>{len(grid) - 2} cases × {len(ordered)} kernels; {wrong} cells are findings "
+                  "(≠)</summary>", "", *grid, "", "</details>"]
 
     lines += kernel_path_table(ordered)
     lines += ["", "## Kernels", "",

@@ -29,7 +29,7 @@ class KernelSummary:
     headline: str  # the watermark verdict as root, or "not run"
     outcomes: dict[str, int]  # outcome -> cases
     only: str  # Runner.partial(): which cases alone ran (--case); "": every case
-    refused: list[str]  # each pass the kernel refused whole: "user-paranoid3 (69 of 71 cases)"
+    refused: list[str]  # each pass the kernel refused whole: "user-paranoid3 (57 of 71 cases: <why>)"
 
     def line(self) -> str:
         release = f" ({self.release or 'release unknown'})" if self.release != self.kernel else ""
@@ -47,7 +47,7 @@ def kernel_summary(kernel: KernelResult, catalogue: Catalogue) -> KernelSummary:
     return KernelSummary(kernel.kernel_id, kernel.release or "", kernel.origin.describe(), kernel.boot.status,
                          kernel.boot.seconds or 0.0, headline or "not run",
                          {str(o): counts[str(o)] for o in Outcome if counts[str(o)]}, kernel.runner.partial(),
-                         [f"{p.privilege} ({len(p.refused.skipped)} of {p.refused.total} cases)"
+                         [f"{p.privilege} ({len(p.refused.skipped)} of {p.refused.total} cases: {p.refused.why})"
                           for p in shown_passes(kernel, catalogue) if p.refused is not None])
 
 
