@@ -9,6 +9,10 @@ the reader must give them are in expected.json, written by hand from syzkaller's
 (docs/kernel-reports.md), never from what the reader says. Exits 1 if the guest never provoked a type.
 
     bench/golden_reports.py [--series 6.1 6.12] [--arch amd64 arm64] [--type TYPE ...] [--out DIR] [--wait S]
+    bench/golden_reports.py --kfence [--series ...] [--arch ...]
+
+With --kfence the build is lkdtm with KFENCE and no other detector (kernel-configs/kfence.config, as Debian
+ships KFENCE: without KASAN), and the types are KFENCE's.
 """
 
 from __future__ import annotations
@@ -32,11 +36,13 @@ from sigwake.targets.registry import slowdown_for  # noqa: E402
 
 OUT = REPO / "harness/tests/data/kernel-reports"
 DEBUG_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/reports.config")
+KFENCE_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/kfence.config")
+KFENCE_TYPES = ("KFENCE_READ_AFTER_FREE",)
 # The crash types provoked: every one of lkdtm's that needs nothing this host or these builds lack, and
 # sigwake's lockdep provokers. A type a kernel's lkdtm lacks is said and left out. Left out of lkdtm's:
 # HARDLOCKUP (no PMU, so no NMI watchdog), SMP_CALL_LOCKUP (one CPU), CORRUPT_PAC (arm64 pointer
 # authentication), CFI_FORWARD_PROTO and CFI_BACKWARD (a clang CFI build), STACKLEAK_ERASING (a GCC plugin),
-# KFENCE_READ_AFTER_FREE (no KFENCE in reports.config), DOUBLE_FAULT (x86_32), PPC_SLB_MULTIHIT and WRITE_OPD
+# KFENCE_READ_AFTER_FREE (--kfence: no KFENCE beside reports.config's KASAN), DOUBLE_FAULT (x86_32), PPC_SLB_MULTIHIT and WRITE_OPD
 # (powerpc, ia64); those that report nothing (ATOMIC_TIMING, REFCOUNT_TIMING, REPORT_STACK,
 # REPORT_STACK_CANARY, SLAB_INIT_ON_ALLOC, BUDDY_INIT_ON_ALLOC, UNALIGNED_LOAD_STORE_WRITE); LOOP (SOFTLOCKUP's
 # report again, after END_S of waiting); EXHAUST_STACK: without VMAP_STACK's guard page (KASAN drops it unless
@@ -115,7 +121,10 @@ def main() -> int:
     parser.add_argument("--type", nargs="+", default=list(TYPES), dest="types")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--wait", type=int, default=8, help="seconds the guest gives the kernel's later reports")
+    parser.add_argument("--kfence", action="store_true", help="KFENCE's types, on a build with KFENCE alone")
     args = parser.parse_args()
+    if args.kfence and args.types == list(TYPES):
+        args.types = list(KFENCE_TYPES)
     progress = Progress()
     cache = KernelCache(default_cache())
     work = cache.root / "golden-reports"
@@ -125,7 +134,8 @@ def main() -> int:
         root = work / f"linux-{series}"
         tree = next(iter(root.iterdir())) if root.is_dir() else source_tree.unpack(cache, series, root, progress)
         for arch in args.arch:
-            fragments = (*kconfig.default_fragments(REPO / "kernel-configs", arch), *DEBUG_FRAGMENTS)
+            fragments = (*kconfig.default_fragments(REPO / "kernel-configs", arch),
+                         *(KFENCE_FRAGMENTS if args.kfence else DEBUG_FRAGMENTS))
             built = builder.build(BuildRequest(tree, fragments, (PROVOKERS,), arch=arch), progress)
             if built.warnings:
                 print(f"{series} {arch}: the tree dropped {built.warnings}")
