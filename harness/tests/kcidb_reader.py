@@ -43,13 +43,24 @@ FORMATS.checks("date-time", raises=ValueError)(_rfc3339)
 
 def validate(submission: dict[str, Any]) -> None:
     """As kcidb-io validates a v5.3 submission (jsonschema's error when it breaks the schema), and each id once
-    per kind: the database keeps one object per id, so a second would be merged into the first."""
+    per kind (the database keeps one object per id: a second is merged into the first), and every link to an
+    object this submission holds."""
     jsonschema.Draft7Validator(SCHEMA, format_checker=FORMATS).validate(submission)
     for kind in ("checkouts", "builds", "tests", "issues", "incidents"):
         ids = Counter(o["id"] for o in submission.get(kind, []))
         twice = [i for i, n in ids.items() if n > 1]
         if twice:
             raise AssertionError(f"{kind}: {len(twice)} ids given more than once, e.g. {twice[0]}")
+    # and every link to an object of the same submission (the dashboard drops what links to nothing, silently)
+    known = {kind: {o["id"] for o in submission.get(kind, [])} for kind in ("checkouts", "builds", "tests")}
+    issues = {(i["id"], i["version"]) for i in submission.get("issues", [])}
+    dangling = [b["id"] for b in submission.get("builds", []) if b["checkout_id"] not in known["checkouts"]]
+    dangling += [t["id"] for t in submission.get("tests", []) if t["build_id"] not in known["builds"]]
+    dangling += [i["id"] for i in submission.get("incidents", []) if (i["issue_id"], i["issue_version"]) not in issues
+                 or ("test_id" in i and i["test_id"] not in known["tests"])
+                 or ("build_id" in i and i["build_id"] not in known["builds"])]
+    if dangling:
+        raise AssertionError(f"{len(dangling)} objects link to nothing here, e.g. {dangling[0]}")
 
 
 @dataclass

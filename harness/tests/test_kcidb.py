@@ -61,15 +61,15 @@ def test_statuses_ids_and_the_known_bug_of_6_1(tmp_path: Path, catalogue: Catalo
 
 
 def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, catalogue: Catalogue) -> None:
-    warn = Splat("warning", "WARNING in perf_event_wakeup", 2, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
+    warn = Splat("warning", "WARNING in perf_event_wakeup", 3, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
                  case="watermark_sigio", tainted_before="0", tainted_after="512")
     outside = Splat("warning", "WARNING in perf_event_exit_task", 9, "WARNING: CPU: 0 PID: 1 at ...")
-    console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n",
-               frame_line("ab", 1, "ok 1 watermark_sigio"), frame_line("ab", 2, "# sigwake.start=watermark_poll"),
-               frame_line("ab", 3, "ok 2 watermark_poll")]
+    console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "------------[ cut here ]------------\n",
+               "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n", frame_line("ab", 1, "ok 1 watermark_sigio"),
+               frame_line("ab", 2, "# sigwake.start=watermark_poll"), frame_line("ab", 3, "ok 2 watermark_poll")]
     (tmp_path / "6.12.9-amd64.console.log").write_text("".join(console))
     splatted = dataclasses.replace(REGRESSED, splats=[warn, outside], kernel_version="#1 SMP Debian 6.12.9-1 (2026-10-12)",
-                                   reproducers=[dataclasses.replace(REGRESSED.reproducers[0], console_span=[1, 3])])
+                                   reproducers=[dataclasses.replace(REGRESSED.reproducers[0], console_span=[1, 4])])
     rt = dataclasses.replace(splatted, kernel_id="6.12.9-rt-amd64", splats=[],
                              origin=dataclasses.replace(splatted.origin, package="linux-image-6.12.9-rt-amd64",
                                                         sha256="f" * 64))
@@ -83,7 +83,8 @@ def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, 
     case_test = next(t for t in view.tests[build] if t["path"] == "sigwake.root.watermark_sigio")
     assert case_test["status"] == "FAIL" and case_test["misc"]["finding"] == "splat"
     # its own console lines from the report's first, frames read as their payload, the kernel's lines as printed
-    assert case_test["log_excerpt"] == "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\nok 1 watermark_sigio"
+    assert case_test["log_excerpt"] == ("------------[ cut here ]------------\n[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n"
+                                        "ok 1 watermark_sigio")
     assert case_test["log_url"] == "https://logs.example.org/run1/6.12.9-amd64.console.log"
     issues = {i["report_subject"]: i for i in data["issues"]}
     hit = view.issues[issues["WARNING in perf_event_wakeup"]["id"]]
@@ -96,6 +97,26 @@ def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, 
     assert [i["test_id"] for i in view.issues[issues["WARNING in perf_event_exit_task"]["id"]]] == [log["id"]]
     assert not view.uncategorized[1:] and view.uncategorized[0]["path"] == "sigwake.root.watermark_sigio"  # the regression
     assert "start_time" not in next(b for b in data["builds"] if b["id"] == build)  # Debian's says only a day
+
+
+def test_every_report_is_an_incident_of_some_test(tmp_path: Path, catalogue: Catalogue) -> None:
+    # A program that reported no case names its report by the program (no case test has that name), and a
+    # printk thread's report lands after its run's last line: each still has a test, an excerpt and an incident.
+    console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), frame_line("ab", 1, "ok 1 watermark_sigio"),
+               "------------[ cut here ]------------\n", "[ 2.0] WARNING: CPU: 0 PID: 9 at ...\n"]
+    (tmp_path / "6.12.9-amd64.console.log").write_text("".join(console))
+    late = Splat("warning", "WARNING in perf_pending_task", 4, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
+                 case="watermark_sigio")
+    program = Splat("warning", "WARNING in perf_event_exit_task", 4, "WARNING: CPU: 0 PID: 7 at ...", privilege="root",
+                    case="sigtrap_perf")  # a program's name, no case's
+    cases = [dataclasses.replace(REGRESSED.reproducers[0], console_span=[1, 2])]
+    data = render_kcidb([dataclasses.replace(REGRESSED, splats=[late, program], reproducers=cases)], catalogue, tmp_path)
+    kcidb_reader.validate(data)
+    tests = {t["id"]: t for t in data["tests"]}
+    on = {i["misc"]["title"]: tests[i["test_id"]] for i in data["incidents"] if "title" in i.get("misc", {})}
+    assert on["WARNING in perf_pending_task"]["path"] == "sigwake.root.watermark_sigio"
+    assert on["WARNING in perf_pending_task"]["log_excerpt"].endswith("ok 1 watermark_sigio\n\nWARNING: CPU: 0 PID: 9 at ...")
+    assert on["WARNING in perf_event_exit_task"]["path"] == "sigwake.kernel_log"
 
 
 def test_one_title_is_two_issues_where_one_follows_the_emulator(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -123,7 +144,8 @@ def test_the_host_is_no_build_and_no_boot(tmp_path: Path, catalogue: Catalogue) 
     kcidb_reader.validate(data)
     (build,), (checkout,) = data["builds"], data["checkouts"]
     assert "status" not in build and "not built by sigwake" in build["comment"]
-    assert checkout["start_time"] == host.recorded_at  # when sigwake took it; when it was built is misc's
+    assert checkout["start_time"] == "2026-11-29T23:59:56+00:00"  # when its run began: recorded less its 4 s
+    # (when sigwake took the source); when it was built is misc's
     assert checkout["misc"]["built"] == "2026-11-30T16:40:00+00:00"
     view = kcidb_reader.dashboard(data)
     assert view.builds == {"INCONCLUSIVE": 1} and view.boots == {}

@@ -102,7 +102,7 @@ def test_ktap_lines_stay_short_and_long_evidence_is_folded(catalogue: Catalogue)
     lines = render_ktap(long, catalogue).splitlines()
     assert ktap_problems(lines) == [] and max(map(len, lines)) <= LINE_MAX
     start = next(i for i, line in enumerate(lines) if line.startswith("    # record_types ("))
-    assert re.search(rf"\({len(types)} characters, over \d+ lines\):$", lines[start])  # none reads as the whole value
+    assert re.search(rf"\({len(types)} characters, over \d+ lines, joined as they are\):$", lines[start])
     folded = [line[len("    #   "):] for line in lines[start + 1:] if line.startswith("    #   ")]
     assert "".join(folded) == types
     # the project's own KTAP reader sees the diagnostics as diagnostics, none as a key with a cut value
@@ -144,7 +144,7 @@ def test_junit_is_read_back_by_a_real_junit_reader(tmp_path: Path, catalogue: Ca
     refused = next(iter(suites["6.1.0-57-amd64/user-paranoid3"])).result[0]
     assert refused.message.startswith("[user-paranoid3] refused whole: 1 of 1 cases skipped: perf_event_open: EACCES")
     assert results[("6.12.9-amd64/root", "watermark_sigio")] == [Failure]
-    assert results[("7.0.1-amd64/root", "watermark_sigio")] == [Error]
+    assert results[("7.0.1-amd64/root", "watermark_sigio")] == [Failure]  # lost: the kernel died before it ran
     failure = next(c for c in suites["6.12.9-amd64/root"] if c.name == "watermark_sigio").result[0]
     assert "regression" in failure.message and "signals=0" in failure.message  # the evidence in the message
     assert suites["6.12.9-amd64/root"].failures == 1 and suites["6.1.0-57-amd64/root"].errors == 1
@@ -190,7 +190,7 @@ def test_a_kernel_that_oopsed_mid_run_is_never_none(tmp_path: Path, catalogue: C
     junit = JUnitXml.fromstring(render(tmp_path / "results", "junit", ReportOptions(), catalogue))
     suites = {suite.name: suite for suite in junit}
     cut = suites["6.12.95+deb12-cloud-amd64/user-paranoid1"]
-    assert cut.failures == 1 and cut.errors == 6  # the case it cut off fails; the 6 programs after it never ran
+    assert cut.failures == 7 and cut.errors == 0  # the case it cut off and the 6 programs after it: all lost, findings
 
 
 def test_a_truncated_or_foreign_result_is_named_and_the_rest_still_render(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -327,11 +327,14 @@ def test_the_page_puts_findings_first_and_keeps_its_header_and_case_column_while
 
 def test_junit_counts_every_finding_the_summary_counts(catalogue: Catalogue) -> None:
     """A crash, a report outside every case, a flavour or a peer is the kernel's, not a case's: each is a failure
-    of the kernel's own suite (its boot, or a test case of its own), so JUnit's failures are the findings."""
+    of the kernel's own suite (its boot, or a test case of its own), so JUnit's failures and the reproducers'
+    errors are the findings."""
     loaded = load_results(COMMITTED).results
     suites = JUnitXml.fromstring(render_junit(loaded, catalogue))
     failures = [r for s in suites for c in s for r in c.result if isinstance(r, Failure)]
-    assert len(failures) == len(findings(loaded, catalogue)) > 0
+    errors = [r for s in suites for c in s for r in c.result if isinstance(r, Error) and r.type == "error"]
+    assert len(failures) + len(errors) == len(findings(loaded, catalogue)) > 0  # the reproducers' errors: errors
+    assert sum(f.type == "lost" for f in failures) == 306  # the cases the committed crash lost, each a failure
     boots = {s.name: next(iter(s)) for s in suites if s.name.endswith("/kernel")}
     assert len(boots) == len(loaded) and all(c.name == "boot" for c in boots.values())
     crashed = [name for name, c in boots.items() if any(isinstance(r, Failure) for r in c.result)]

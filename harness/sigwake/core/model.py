@@ -4,6 +4,8 @@ targets, kept by the store, read by the renderers; it judges nothing."""
 
 from __future__ import annotations
 
+import datetime
+
 import re
 from dataclasses import asdict, dataclass, field, replace
 
@@ -189,6 +191,19 @@ class KernelResult:
     peers: list[PeerResult] = field(default_factory=list)  # the upstream selftests, when asked for (--peer-selftests)
     machine: dict[str, str] = field(default_factory=dict)  # what they need of the machine: "yes: ..." or "no: ..."
     schema: int = SCHEMA  # the result file's version (harness/sigwake/schemas/kernel-result.v<N>.json)
+
+    def started(self) -> str:
+        """When its run began: the boot's start where the target said it, else the time the result was recorded
+        less the run's length (the host's native run), else the time it was recorded."""
+        if self.boot.started_at:
+            return self.boot.started_at
+        if self.boot.seconds is not None:
+            try:
+                ended = datetime.datetime.fromisoformat(self.recorded_at)
+            except ValueError:
+                return self.recorded_at
+            return (ended - datetime.timedelta(seconds=self.boot.seconds)).isoformat(timespec="seconds")
+        return self.recorded_at
 
     def order(self) -> tuple[int, tuple[int, ...], str]:
         """Kernels in version order (the numbers of the release), the host last."""

@@ -1,6 +1,6 @@
 """A privilege pass the kernel refuses whole (Debian's perf_event_paranoid=3 for an unprivileged user: every
 perf_event_open() is EACCES): most of its cases skipped for one reason. Every report says such a pass in one
-line per kernel (the reason, how many cases, which), and lists the pass's other cases one by one as ever: those
+line per kernel (the reason, how many cases, and which but in the summary), and lists its other cases as ever: those
 that ran, and those skipped for any other reason (a BPF or capability refusal, too few vCPUs: the machine's).
 A pass is refused whole when one reason skipped more than half its cases. Only skips are folded, and a skip is
 never a finding, so nothing a gate counts is folded away; the gates read judgement.py, not this."""

@@ -84,14 +84,14 @@ def _git_or_empty(tree: Path, *args: str) -> str:
 
 def tree_source(tree: Path) -> dict[str, str]:
     """Where a tree's HEAD came from, as a KCIDB checkout names it: the URL of the remote its branch pulls from
-    (else `origin`; no user or token in it), the branch it pulls (else the local branch; none on a detached
-    HEAD) and `git describe`; "" for each it does not have."""
+    (else `origin`; no user or token in it), the remote branch it pulls (none for a local branch that pulls
+    nothing, or a detached HEAD) and `git describe`; "" for each it does not have."""
     local = _git_or_empty(tree, "symbolic-ref", "--short", "-q", "HEAD")
     remote = (_git_or_empty(tree, "config", f"branch.{local}.remote") if local else "") or "origin"
     merge = _git_or_empty(tree, "config", f"branch.{local}.merge") if local else ""
     url = _git_or_empty(tree, "remote", "get-url", remote) if remote != "." else ""
     return {"remote": re.sub(r"^(\w[\w+.-]*://)[^/@]*@", r"\1", url),
-            "branch": merge.removeprefix("refs/heads/") or local,
+            "branch": merge.removeprefix("refs/heads/"),  # a local branch that pulls nothing is no remote's
             "name": _git_or_empty(tree, "describe", "--tags", "--always", "HEAD")}
 
 

@@ -11,8 +11,8 @@ start_time cannot be listed at all).
   and the patchset applied (KCIDB's hash; "" for none); a tree with other changes uncommitted is no commit:
   no git_commit_hash (misc.base_commit), and a checkout of its own.
 - An image file, the host's running kernel: no source known.
-start_time is when sigwake took the source: a tree when its build read it, any other when sigwake recorded a
-kernel of it (the earliest); when the kernel was built (uname -v: Debian's says a day) is misc.built.
+start_time is when sigwake took the source: a tree when its build read it, any other when sigwake began running
+a kernel of it (the earliest); when the kernel was built (uname -v: Debian's says a day) is misc.built.
 
 The build: Debian built a package (PASS), sigwake a tree (PASS, its start), someone an image file (PASS: it
 exists); the host's running kernel was built by no one sigwake knows of: no status, and it says so."""
@@ -66,7 +66,7 @@ def debian_branch(version: str, suite: str) -> str:
 def checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
     """The checkout a kernel's source is (see the module's words); the same id for every kernel of one source.
     Its start_time is when sigwake took the source: a tree when its build read it, anything else when sigwake
-    recorded its kernel (render_kcidb keeps the earliest of one checkout's kernels)."""
+    began running its kernel (render_kcidb keeps the earliest of one checkout's kernels)."""
     o = kernel.origin
     fields: dict[str, Any] = {}
     misc: dict[str, Any] = {"built": built_at(kernel.kernel_version) or changelog_day(kernel.kernel_version)}
@@ -93,7 +93,8 @@ def checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
             fields["patchset_hash"] = o.patchset_hash
         else:
             misc["base_commit"] = o.git_commit
-            misc["patchset"] = "not known: the tree had uncommitted changes, or its build predates sigwake saying"
+            if not clean:
+                misc["patchset"] = "not known: the tree had uncommitted changes, or its build predates sigwake saying"
         if o.git_url and o.git_url.startswith("https://"):
             fields["git_repository_url"] = o.git_url
         elif o.git_url:
@@ -108,7 +109,7 @@ def checkout(kernel: KernelResult, origin: str) -> dict[str, Any]:
     else:
         key, tree, comment = f"image:{o.sha256}", "image", f"an image file, {o.path}"
         misc["path"] = o.path
-    start = o.built_at if o.git_commit and o.built_at else kernel.recorded_at
+    start = o.built_at if o.git_commit and o.built_at else kernel.started()
     found: dict[str, Any] = {"id": f"{origin}:{token(key)}", "origin": origin, "tree_name": tree, **fields,
                              "comment": comment, "start_time": start, "valid": True}
     if misc := {k: v for k, v in misc.items() if v is not None}:

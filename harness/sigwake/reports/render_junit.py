@@ -1,7 +1,7 @@
 """JUnit XML for GitLab and Jenkins: a test suite per kernel and privilege pass, a
 test case per case. A finding (a difference, a refusal, an intermittent case, a
-kernel splat, a case a crash cut off) is a failure, with the evidence and any
-splat's report; a reproducer's error or a case that never ran an error;
+kernel splat, a case a crash cut off or lost) is a failure, with the evidence and
+any splat's report; a reproducer's error, or a case the target never ran, an error;
 unsupported is skipped; a known failure of the kernel is written as pytest writes
 an xfail (`<skipped type="pytest.xfail">`), so CI readers count it as such. A pass
 the kernel refused whole is one skipped test case, "refused whole", that says how
@@ -44,7 +44,7 @@ def kernel_suite(root: ET.Element, kernel: KernelResult, found: list[Finding]) -
     """The kernel's own suite: its boot (an error when it could not be tested, a failure when it crashed or hung)
     and a failure per finding of the kernel beside its cases (a report outside every case, a flavour, a peer),
     so a reader counts every finding the summary counts."""
-    suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/kernel", timestamp=kernel.recorded_at,
+    suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/kernel", timestamp=kernel.started(),
                           hostname=kernel.runner.mode)
     _properties(suite, kernel)
     boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}")
@@ -73,13 +73,15 @@ def _case(suite: ET.Element, kernel: KernelResult, judged: Judged, counts: dict[
     if case.duration_ms is not None:  # a case a crash cut off has no time of its own
         element.set("time", f"{case.duration_ms / 1000:.3f}")
     message = _message(str(case.verdict), judged.why or case.reason, case.evidence)
-    if judged.outcome is Outcome.FAIL:  # said as the finding it is, never as its verdict word
+    # the kernel's findings (a case a crash lost among them) are failures, said as the finding; the reproducer's
+    # own error stays an error (a finding too, of the test's, not the kernel's)
+    if judged.outcome is Outcome.FAIL or (judged.finding is not None and judged.outcome is Outcome.MISS):
         message = f"{judged.finding or 'finding'}: {message}"
         reports = "".join(f"\n\n{s.title}:\n{s.report}" for s in splats_of(kernel, case))
         ET.SubElement(element, "failure", message=message, type=judged.finding or str(case.verdict)).text = \
             message + reports
         counts["failures"] += 1
-    elif judged.outcome in (Outcome.ERROR, Outcome.MISS):
+    elif judged.outcome in (Outcome.ERROR, Outcome.MISS):  # not judged, and no finding: the target's doing
         ET.SubElement(element, "error", message=message, type=str(judged.outcome)).text = message
         counts["errors"] += 1
     elif judged.outcome is Outcome.SKIP:
@@ -99,7 +101,7 @@ def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
         for shown in shown_passes(kernel, catalogue):
             suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/{shown.privilege}",
                                   tests=str(len(shown.cases) + (1 if shown.refused else 0)),
-                                  timestamp=kernel.recorded_at, hostname=kernel.runner.mode)
+                                  timestamp=kernel.started(), hostname=kernel.runner.mode)
             if (seconds := kernel.boot.pass_seconds.get(shown.privilege)) is not None:
                 suite.set("time", f"{seconds:.3f}")
             _properties(suite, kernel)

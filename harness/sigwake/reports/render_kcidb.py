@@ -117,12 +117,10 @@ def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], links: 
     return test
 
 
-def _kernel_log_test(kernel: KernelResult, origin: str, build_id: str, links: dict[str, str]) -> dict[str, Any] | None:
-    """The kernel's reports outside every case (during the boot, between cases, during a selftest), as a test of
-    their own: a FAIL the dashboard counts as a test, not as a second boot. None when there were none."""
-    outside = [s for s in kernel.splats if s.case is None]
-    if not outside:
-        return None
+def _kernel_log_test(kernel: KernelResult, outside: list[Splat], origin: str, build_id: str,
+                     links: dict[str, str]) -> dict[str, Any]:
+    """The kernel's reports no case test holds (during the boot, between cases, during a selftest, in a program
+    that reported no case), as a test of their own: a FAIL the dashboard counts as a test, not a second boot."""
     return {"id": f"{build_id}:kernel_log", "origin": origin, "build_id": build_id, "path": "sigwake.kernel_log",
             "status": "FAIL", **links, "comment": f"{len(outside)} kernel reports outside every case",
             "log_excerpt": bounded("\n\n".join(s.report for s in outside)),
@@ -130,14 +128,22 @@ def _kernel_log_test(kernel: KernelResult, origin: str, build_id: str, links: di
             "misc": {"reports": [f"{s.title} ({s.where()})" for s in outside]}}
 
 
+CUT_HERE = "[ cut here ]"  # the line a WARNING or BUG prints above its first
+
+
 def _case_excerpt(case: ReproResult, splats: list[Splat], console: list[str]) -> str:
-    """The case's own console lines; where the kernel reported while it ran, from the report's first line."""
+    """The case's own console lines; where the kernel reported while it ran, from the report's first line (its
+    "cut here" line where it printed one); a report printed after the run's last line (a printk thread's, on
+    rt) follows the run's lines."""
     if len(case.console_span) != 2:
-        return ""
+        return "\n\n".join(s.report for s in splats)
     first, last = case.console_span
-    if splats:
-        first = max(first, min(s.console_line for s in splats))
-    return bounded(unwrapped(console[first - 1:last]))
+    inside = [s.console_line for s in splats if first <= s.console_line <= last]
+    if inside:
+        first = min(inside)
+        first -= 1 if first >= 2 and CUT_HERE in console[first - 2] else 0
+    later = [s.report for s in splats if s.console_line > last]
+    return bounded("\n\n".join([unwrapped(console[first - 1:last]), *later]))
 
 
 def _case_test(judged: Judged, origin: str, build_id: str, links: dict[str, str], console: list[str]) -> dict[str, Any]:
@@ -158,7 +164,8 @@ def _case_test(judged: Judged, origin: str, build_id: str, links: dict[str, str]
     if judged.finding is not None:
         test["misc"]["finding"] = judged.finding
         test["misc"]["why"] = judged.why
-    if excerpt := _case_excerpt(case, splats_of(kernel, case), console):
+    # a case with no console lines of its own (it never ran: the boot had ended) says why
+    if excerpt := _case_excerpt(case, splats_of(kernel, case), console) or bounded(judged.why or case.reason):
         test["log_excerpt"] = excerpt
     return test
 
@@ -219,8 +226,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
         builds.append(build)
         console = log.read_text(errors="replace").replace("\r", "").split("\n") if log.exists() else []
         boot = _boot_test(kernel, origin, build, links, console) if kernel.runner.mode != "native" else None
-        kernel_log = _kernel_log_test(kernel, origin, build["id"], links)
-        tests += [test for test in (boot, kernel_log) if test is not None]
+        tests += [boot] if boot else []
         by_case: dict[tuple[str, str], str] = {}
         for shown in shown_passes(kernel, catalogue):
             if shown.refused is not None:
@@ -234,10 +240,13 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
                     issue = issues.setdefault(*_keyed(kcidb_issues.known_bug(row, origin)))
                     incidents.append(kcidb_issues.incident(issue, f"{test['id']}:known", {"test_id": test["id"]},
                                                            judged.why))
+        outside = [s for s in kernel.splats if (s.privilege or "", s.case or "") not in by_case]
+        kernel_log = _kernel_log_test(kernel, outside, origin, build["id"], links) if outside else None
+        tests += [kernel_log] if kernel_log else []
         for n, splat in enumerate(kernel.splats, start=1):
             issue = issues.setdefault(*_keyed(kcidb_issues.splat_issue(splat, kernel.runner, origin)))
             hit = by_case.get((splat.privilege or "", splat.case or ""))
-            on = [hit or (kernel_log or {}).get("id")]  # the case it hit, else the reports outside every case
+            on = [hit or (kernel_log or {}).get("id")]  # the case it hit, else the reports no case holds
             if splat.fatal and boot is not None:  # and the boot it ended
                 on.append(boot["id"])
             incidents += [kcidb_issues.incident(issue, f"{test_id}:splat{n}", {"test_id": test_id}, splat.where(),

@@ -28,8 +28,13 @@ REFUSED = "refused-whole"  # the result line of a pass refused whole: no case's 
 
 
 def _clean(text: str) -> str:
-    """One line, and no '#' that would start another directive."""
+    """One line, and no '#' that would start another directive (a result line's words)."""
     return " ".join(text.replace("#", "no.").split())
+
+
+def _one_line(text: str) -> str:
+    """A diagnostic's text on one line, as said otherwise."""
+    return " ".join(text.split())
 
 
 def _short(text: str) -> str:
@@ -39,16 +44,21 @@ def _short(text: str) -> str:
 def folded(diagnostic: str, indent: str = "") -> list[str]:
     """A diagnostic line within LINE_MAX as it is; a longer one ("# key=value") said as a header and its text
     over `#   ` lines ("# key (N characters, over K lines):"), so no line reads as the whole of a value."""
-    text = _clean(diagnostic[2:] if diagnostic.startswith("# ") else diagnostic)
+    text = _one_line(diagnostic[2:] if diagnostic.startswith("# ") else diagnostic)
     width = LINE_MAX - len(indent) - 4
     if len(text) + 2 <= LINE_MAX - len(indent):
         return [f"{indent}# {text}"]
-    key, sep, value = text.partition("=") if "=" in text[:60] else text.partition(": ")
+    key, sep, value = text.partition("=")
+    if not sep or " " in key:  # prose, not a key=value: said after a colon, if at all
+        key, sep, value = text.partition(": ")
     head, body = (key, value) if sep else ("", text)
-    # prose at its spaces; a value with none (record_types) as it comes, so its chunks join back to it
-    chunks = textwrap.wrap(body, width) if " " in body else [body[i:i + width] for i in range(0, len(body), width)]
+    # prose at its spaces (joined again with one); a value with none (record_types) cut as it comes (joined again
+    # with none)
+    spaced = " " in body
+    chunks = textwrap.wrap(body, width) if spaced else [body[i:i + width] for i in range(0, len(body), width)]
     named = f"{head} " if head else ""
-    return [f"{indent}# {named}({len(body)} characters, over {len(chunks)} lines):",
+    joined = "joined with spaces" if spaced else "joined as they are"
+    return [f"{indent}# {named}({len(body)} characters, over {len(chunks)} lines, {joined}):",
             *(f"{indent}#   {chunk}" for chunk in chunks)]
 
 
