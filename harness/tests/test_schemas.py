@@ -81,9 +81,17 @@ KERNEL_RESULT = schema.CURRENT["kernel-result"]
 
 
 def as_schema_5(committed: dict[str, Any]) -> dict[str, Any]:
-    """A committed result as schema 5 wrote it: without what schemas 6 and 7 added."""
-    boot = {k: v for k, v in committed["boot"].items() if k not in ("kernel_started", "target_failed")}
-    return {**{k: v for k, v in committed.items() if k != "machine"}, "schema": 5, "boot": boot}
+    """A committed result as schema 5 wrote it: without what schemas 6 to 11 added (the boot's start and whether
+    the kernel started or the target failed, the machine, a report's task, place and time, the cases run, a built
+    tree's source, each case's start)."""
+    boot = {k: v for k, v in committed["boot"].items() if k not in ("kernel_started", "target_failed", "started_at")}
+    runner = {k: v for k, v in committed["runner"].items() if k != "cases"}
+    origin = {k: v for k, v in committed["origin"].items()
+              if k not in ("git_url", "git_branch", "git_name", "patchset_hash")}
+    cases = [{k: v for k, v in r.items() if k != "started_at"} for r in committed["reproducers"]]
+    splats = [{k: v for k, v in s.items() if k not in ("task", "place", "printk_s")} for s in committed["splats"]]
+    return {**{k: v for k, v in committed.items() if k != "machine"}, "schema": 5, "boot": boot, "runner": runner,
+            "origin": origin, "reproducers": cases, "splats": splats}
 
 
 def committed_result(where: Any) -> dict[str, Any]:
