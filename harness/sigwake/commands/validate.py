@@ -23,7 +23,7 @@ from ..core.progress import Progress
 from ..core.model import Runner
 from ..core.outcomes import UNJUDGED, CaseChange, ValidationRecord, now
 from ..core.verdicts import Verdict
-from ..judge.judgement import Finding, kernel_findings, untested
+from ..judge.judgement import BOOT_ENDINGS, Finding, kernel_findings, untested
 
 RUNNER = Runner("qemu", 0)  # what booted both sides, for judging their boots as a run's are
 
@@ -66,7 +66,7 @@ def boot_problems(before: KernelOutcome, after: KernelOutcome) -> list[Finding]:
     not show: e.g. a kernel that hangs at power-off after every case reported."""
     base = {f.kind for f in kernel_findings(before.as_result("base", RUNNER))}
     return [Finding("patched", f.kind, f"the patched kernel's boot: {f.text}")
-            for f in kernel_findings(after.as_result("patched", RUNNER)) if f.kind in ("crash", "hang")
+            for f in kernel_findings(after.as_result("patched", RUNNER)) if f.kind in BOOT_ENDINGS
             and f.kind not in base]
 
 

@@ -48,6 +48,7 @@ class Outcome(str, Enum):
 
 # The kinds of finding, in the order the summary counts them.
 FINDING_KINDS = ("splat", "crash", "hang", "difference", "refusal", "intermittent", "peer", "flavour", "error", "lost")
+BOOT_ENDINGS = ("crash", "hang")  # the kernel's findings that ended its boot: the boot's own, in every report
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,9 @@ def known_bug(row: Expectation, origin: str) -> dict[str, Any]:
     the fix gives the same issue; each incident says the expectation it was judged by."""
     key = f"fix_{row.commit}" if row.commit else f"known_{_short_hash(row.source)}"
     subject = re.search(rf'{re.escape(row.commit)}\s+"([^"]+)"', row.source) if row.commit else None
-    said = (f'{row.commit} "{subject[1]}"' if subject else row.commit) if row.commit else row.source
+    fix = (f'{row.commit} "{subject[1]}"' if subject else row.commit) if row.commit else row.source
     issue: dict[str, Any] = {"id": f"{origin}:{key}", "version": VERSION, "origin": origin,
-                             "comment": f"known bug, fixed by {said}" if row.commit else f"known bug: {said}",
+                             "comment": f"known bug, fixed by {fix}" if row.commit else f"known bug: {fix}",
                              "culprit": {"code": True, "tool": False, "harness": False}}
     if row.commit:
         issue["report_url"] = FIX_URL + row.commit

@@ -51,11 +51,6 @@ def _picture(ordered: list[KernelResult]) -> dict[str, Any]:
             "height": 140 * rows, "rows": [140 * r for r in range(rows)]}
 
 
-def _column(kernel: KernelResult) -> dict[str, str]:
-    return {"id": kernel.kernel_id, "log": console_log_path(Path("."), kernel.kernel_id).name,
-            "partial": kernel.runner.partial()}
-
-
 def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None,
                 qa: list[QaLine] | None = None, validations: list[ValidationRecord] | None = None,
                 bisections: list[BisectionRecord] | None = None, booted: BootedKernels | None = None) -> str:
@@ -92,7 +87,8 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
                                       autoescape=True, undefined=jinja2.StrictUndefined)
     commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
     return environment.get_template("report.html.j2").render(
-        kernels=[_column(k) for k in ordered],
+        kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name,
+                  "partial": k.runner.partial()} for k in ordered],
         passes=passes, picture=_picture(ordered), findings=shown(judged_run.findings, ordered), count=judged_run.last_line(),
         splats=splats,
         peers=peers,

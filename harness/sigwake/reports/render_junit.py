@@ -13,7 +13,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ..programs.catalogue import Catalogue
-from ..judge.judgement import (Finding, Judged, Outcome, flavour_differences, kernel_findings, peer_findings,
+from ..judge.judgement import (BOOT_ENDINGS, Finding, Judged, Outcome, flavour_differences, kernel_findings, peer_findings,
                                splats_of, untested)
 from ..judge.refused_passes import shown_passes
 from ..core.model import KernelResult
@@ -50,14 +50,14 @@ def kernel_suite(root: ET.Element, kernel: KernelResult, found: list[Finding]) -
     boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}")
     if kernel.boot.seconds is not None:
         boot.set("time", f"{kernel.boot.seconds:.3f}")
-    ended = [f for f in found if f.kind in ("crash", "hang")]
+    ended = [f for f in found if f.kind in BOOT_ENDINGS]
     why = untested(kernel)
     if why is not None:
         ET.SubElement(boot, "error", message=why, type="not tested").text = why
     elif ended:
         ET.SubElement(boot, "failure", message=f"{ended[0].kind}: {ended[0].text}", type=ended[0].kind).text = \
             "\n".join(f"{f.kind}: {f.text}" for f in ended)
-    others = [f for f in found if f.kind not in ("crash", "hang")]
+    others = [f for f in found if f.kind not in BOOT_ENDINGS]
     for number, finding in enumerate(others, start=1):
         element = ET.SubElement(suite, "testcase", name=f"{finding.kind} {number}", classname=f"sigwake.{kernel.kernel_id}")
         ET.SubElement(element, "failure", message=f"{finding.kind}: {finding.text}", type=finding.kind).text = finding.text

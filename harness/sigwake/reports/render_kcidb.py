@@ -34,7 +34,7 @@ from typing import Any
 
 from ..core.model import KernelResult, ReproResult, Splat
 from ..judge import expectations
-from ..judge.judgement import Judged, Outcome, kernel_findings, splats_of, untested
+from ..judge.judgement import BOOT_ENDINGS, Judged, Outcome, kernel_findings, splats_of, untested
 from ..judge.refused_passes import RefusedPass, shown_passes
 from ..judge.peers import PeerComparison, compare
 from ..parse.console import FRAME
@@ -101,7 +101,7 @@ def _boot_excerpt(kernel: KernelResult, console: list[str], status: str) -> str:
 
 def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], links: dict[str, str],
                console: list[str]) -> dict[str, Any]:
-    ended = [f for f in kernel_findings(kernel) if f.kind in ("crash", "hang")]  # reports: sigwake.kernel_log
+    ended = [f for f in kernel_findings(kernel) if f.kind in BOOT_ENDINGS]  # reports: sigwake.kernel_log
     status = "ERROR" if untested(kernel) is not None else "FAIL" if ended else "PASS"
     test: dict[str, Any] = {
         "id": f"{build['id']}:boot", "origin": origin, "build_id": build["id"], "path": "boot", "status": status,
@@ -219,7 +219,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
     for kernel in kernels:
         checkout = kcidb_sources.checkout(kernel, origin)
         if (seen := checkouts.setdefault(checkout["id"], checkout)) is not checkout:
-            seen["start_time"] = min(seen["start_time"], checkout["start_time"])  # first recorded, where unknown
+            seen["start_time"] = min(seen["start_time"], checkout["start_time"])  # its kernels' earliest run
         log = console_log_path(results_dir, kernel.kernel_id)
         links = {"log_url": f"{base}/{log.name}"} if base else {}  # a file:// URL is nothing to a dashboard
         build = kcidb_sources.build(kernel, origin, checkout["id"], log.name, links)
@@ -235,8 +235,10 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
                 test = _case_test(judged, origin, build["id"], links, console)
                 tests.append(test)
                 by_case[(judged.case.privilege, judged.name)] = test["id"]
+                if judged.outcome is not Outcome.XFAIL:
+                    continue
                 row = expectations.applying(catalogue, judged.name, judged.case.privilege, kernel.origin.kind)
-                if judged.outcome is Outcome.XFAIL and row is not None:
+                if row is not None:
                     issue = issues.setdefault(*_keyed(kcidb_issues.known_bug(row, origin)))
                     incidents.append(kcidb_issues.incident(issue, f"{test['id']}:known", {"test_id": test["id"]},
                                                            judged.why))
