@@ -222,6 +222,26 @@ def test_a_run_starts_at_its_boots_start_plus_the_kernel_logs_clock() -> None:
         assert (outcome.boot.started_at, outcome.reproducers[0].started_at) == (boot_at, run_at)
 
 
+def test_a_native_run_and_a_selftest_start_by_the_clock_the_runner_said() -> None:
+    """The host's runner gives no kernel log's clock and no boot: each run says the machine's own clock as it
+    starts (the harness's), and a selftest's tests carry their program's start."""
+    token = "ef" * 8
+    payloads = ["KTAP version 1", "1..2", "# sigwake.pass=root", "# sigwake.paranoid=2",
+                "# sigwake.start=watermark_sigio", "# sigwake.case=watermark_sigio",
+                "# sigwake.clock_start=1796000012.250000", "    KTAP version 1", "    1..1", "    # verdict=delivered",
+                "    ok 1 watermark_sigio", "# sigwake.duration_us=1000", "# sigwake.exit=0",
+                "ok 1 watermark_sigio.watermark_sigio [root run 1]", "# sigwake.peer=peer-watermark_signal",
+                "# sigwake.clock_start=1796000013.500000", "    TAP version 13", "    1..1",
+                "    ok 1 global.watermark_signal", "# sigwake.duration_us=20", "# sigwake.exit=0",
+                "ok 2 peer peer-watermark_signal", "# sigwake.done=2"]
+    text = "".join(frame_line(token, n, p) for n, p in enumerate(payloads))
+    read = read_boot(Capture(text, 0, False, 5.0, "", started=None), token, 600.0)
+    outcome = combine_boots([read], ["watermark_sigio"], ("root",), 1)
+    assert outcome.reproducers[0].started_at == "2026-11-30T00:53:32.250+00:00"
+    assert [(p.test, p.started_at) for p in outcome.peers] == [("global.watermark_signal",
+                                                                 "2026-11-30T00:53:33.500+00:00")]
+
+
 def test_each_test_starts_when_its_run_did(tmp_path: Path, catalogue: Catalogue) -> None:
     timed = dataclasses.replace(OLD, boot=dataclasses.replace(OLD.boot, started_at="2026-12-07T06:00:00.000+00:00"),
                                 reproducers=[dataclasses.replace(c, started_at=f"2026-12-07T06:00:{10 + n}.500+00:00")

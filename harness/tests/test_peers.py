@@ -68,7 +68,7 @@ def test_a_peer_s_kselftest_output_reads_as_its_tests_and_a_cut_off_one_as_an_er
     assert [r.case for r in report.runs] == ["watermark_sigio"] and not report.done
     assert [p.program for p in report.peers] == ["sigtrap_threads", "watermark_signal"]
     assert report.last_started() == "peer/peer-watermark_signal/"  # a fresh boot resumes after the cut-off one
-    threads, cut = (peer_results(p, 100) for p in report.peers)
+    threads, cut = (peer_results(p, 100, None) for p in report.peers)
     assert [(r.test, r.result) for r in threads] == [("sigtrap_threads.remain_disabled", "pass"),
                                                      ("sigtrap_threads.enable_event", "fail")]
     assert threads[1].detail == ("sigtrap_threads.c:179:enable_event:Expected ctx.signal_count (5) == NUM_THREADS + 1 "

@@ -117,6 +117,11 @@ void say_clock(const LoopConfig& config, const char* key, const std::function<vo
   }
 }
 
+// The machine's clock as a run starts, when the loop has one (a native run's).
+void say_wall_clock(const LoopConfig& config, const std::function<void(const std::string&)>& line) {
+  if (config.wall_clock) line(report_line(protocol::kReportClockStart, config.wall_clock()));
+}
+
 }  // namespace
 
 bool parse_pass(const std::string& name, Pass* pass) {
@@ -274,6 +279,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
         line(report_line(protocol::kReportStart, program.name));
         if (argv.size() == 3) line(report_line(protocol::kReportCase, argv[2]));
         say_clock(config, protocol::kReportPrintkStart, line);
+        say_wall_clock(config, line);
         const RunLimits limits{.uid = pass.uid, .grants = invocation.grants, .confined = config.confined};
         const RunOutcome outcome = run_with_deadline(argv, config.budget, limits, [tracer](pid_t pid) {
           if (tracer != nullptr) tracer->follow(pid);
@@ -309,6 +315,7 @@ void run_cases(const LoopConfig& config, const PassHooks& hooks, KernelPathTrace
     const std::string name = base_name(path);
     line(report_line(protocol::kReportPeer, name));
     say_clock(config, protocol::kReportPrintkStart, line);
+    say_wall_clock(config, line);
     const RunOutcome outcome = run_with_deadline({path}, config.peer_budget, RunLimits{.confined = config.confined});
     say_clock(config, protocol::kReportPrintkEnd, line);
     report_run(outcome, tainted, line);

@@ -60,6 +60,9 @@ struct LoopConfig {
   // The kernel log's clock now and what it logged since (printk_clock.h), said as each run starts and ends: a
   // guest's.
   std::function<PrintkMark()> printk_clock;
+  // The machine's own clock now (seconds since the epoch), said as each run starts: a native run's, whose clock
+  // is the harness's. A guest's runs are placed by the printk clock and the boot's start instead.
+  std::function<std::string()> wall_clock;
 };
 
 // The key of one invocation, as resume_after names it.
@@ -75,7 +78,7 @@ struct PassHooks {
 // Emits `1..N`, `# sigwake.tainted=`, then per pass `# sigwake.pass=`,
 // `# sigwake.paranoid=` (or `# sigwake.skip=` with the reason), then every run:
 // `# sigwake.start=`, `# sigwake.case=`, `# sigwake.printk_start=` (with a printk clock; then any
-// `# sigwake.printk_continued=`), the program's KTAP as an indented
+// `# sigwake.printk_continued=`), `# sigwake.clock_start=` (with a wall clock), the program's KTAP as an indented
 // subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.strays=` (processes it left running, killed),
 // `# sigwake.tainted=`
 // (when it changed), `# sigwake.printk_end=`, `# sigwake.kernel_path.*=` (with a tracer), the result

@@ -99,5 +99,35 @@ TEST(CaseLoop, OnlyTheNamedCasesRunAndAProgramWithoutCasesByItsName) {
   rmdir(directory);
 }
 
+TEST(CaseLoop, EachRunAndSelftestSaysTheWallClockAsItStartsOnlyWhenGivenOne) {
+  char directory[] = "/tmp/sigwake-caseloop-XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  const std::string path = std::string(directory) + "/whole";
+  std::ofstream(path) << "#!/bin/sh\n[ \"$1\" = --list ] && exit 0\necho ran\n";
+  chmod(path.c_str(), 0755);
+  const auto said = [&](bool clock) {
+    LoopConfig config;
+    config.programs = {path};
+    config.peers = {path};
+    config.passes = {Pass{"root", -1, ""}};
+    config.budget = config.peer_budget = std::chrono::milliseconds(5000);
+    if (clock) config.wall_clock = [] { return std::string("1796000012.250000"); };
+    std::vector<std::string> lines;
+    run_cases(config, PassHooks{}, nullptr, [&lines](const std::string& line) { lines.push_back(line); });
+    return lines;
+  };
+  const std::vector<std::string> clocked = said(true), plain = said(false);
+  unlink(path.c_str());
+  rmdir(directory);
+  const std::string clock_line = "# sigwake.clock_start=1796000012.250000";
+  EXPECT_EQ(std::count(clocked.begin(), clocked.end(), clock_line), 2);  // the case's run and the selftest's
+  const auto start = std::find(clocked.begin(), clocked.end(), "# sigwake.start=whole");
+  ASSERT_NE(start, clocked.end());
+  EXPECT_EQ(*(start + 1), clock_line);  // said before the program's own lines
+  EXPECT_EQ(std::count_if(plain.begin(), plain.end(),
+                          [](const std::string& line) { return line.rfind("# sigwake.clock_start=", 0) == 0; }),
+            0);
+}
+
 }  // namespace
 }  // namespace sigwake

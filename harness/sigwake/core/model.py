@@ -12,12 +12,13 @@ from dataclasses import asdict, dataclass, field, replace
 from . import debian_names
 from .verdicts import Verdict
 
-SCHEMA = 11  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
+SCHEMA = 12  # 2: typed evidence (whole numbers are numbers), a typed runner; 3: kernel splats; 4: runner.machine;
 # 5: the upstream selftests' results (peers); 6: the boot says whether the kernel started (printed its banner),
 # and what the selftests need of the machine (breakpoint, pmu) as probed before they ran; 7: whether the target
 # (not the kernel) ended the boot; 8: a report's task, and where one no case's was printed; 9: when the kernel
 # printed a report (its log's clock), by which it is placed among the runs; 10: the globs that named the only
-# cases run (run --case); 11: a built tree's remote, branch, name and patchset; when the boot and each case's run started
+# cases run (run --case); 11: a built tree's remote, branch, name and patchset; when the boot and each case's run
+# started; 12: when each selftest's program started, and a native run's cases by the machine's own clock
 
 # An evidence value: a count or a flag is a number; anything else (record types, a reason) a string.
 Evidence = dict[str, int | str]
@@ -157,6 +158,7 @@ class PeerResult:
     result: str  # pass, fail, skip, xfail, or error (the program ended without this test's result)
     detail: str = ""  # what it printed for this test (a failed expectation), or how the program ended
     console_line: int = 0  # its result line in the console log (0: none)
+    started_at: str | None = None  # when its program started (ISO 8601), where the target gave a clock
 
 
 @dataclass

@@ -219,6 +219,7 @@ class ProgramRun:
     strays: int = 0  # processes it left running after it ended, which the guest killed
     printk_start: float | None = None  # its start and end on the kernel log's clock (None: not said)
     printk_end: float | None = None
+    clock_start: float | None = None  # its start on the machine's clock, seconds since the epoch (a native run's)
     index: int = 1  # which run of its case in its pass (1 for the first)
     left_out: int = 0  # runs of its case left out after it because the first ones agreed (adaptive repeats)
 
@@ -246,6 +247,7 @@ class PeerRun:
     console_line: int = 0
     printk_start: float | None = None  # its start and end on the kernel log's clock (None: not said)
     printk_end: float | None = None
+    clock_start: float | None = None  # its start on the machine's clock, seconds since the epoch (a native run's)
 
     @property
     def program(self) -> str:
@@ -346,6 +348,8 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
                 current.strays = int(value)
             elif key == KEY["printk_start"] and (current or peer) is not None:
                 (current or peer).printk_start = float(value)
+            elif key == KEY["clock_start"] and (current or peer) is not None:
+                (current or peer).clock_start = float(value)
             elif key == KEY["printk_end"] and (current or peer) is not None:
                 (current or peer).printk_end = float(value)
             elif key == KEY["printk_continued"]:

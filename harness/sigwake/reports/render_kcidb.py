@@ -9,8 +9,8 @@ tests that fail as known, each kernel report with the test it hit. A pass the
 kernel refused whole is one SKIP test at `sigwake.<pass>` (refused_passes.py). A test's
 log_excerpt is its own console lines (a crashed boot's from the report's first
 line; head and tail where longer than the schema takes), its start_time its own
-run's where the target gave a clock (the boot's start plus the kernel log's
-clock), else none. log_url is the console log's under --log-base-url (without it,
+run's where the target gave a clock (a native run's own clock; a guest's, the
+boot's start plus the kernel log's clock; a selftest's, its program's), else none. log_url is the console log's under --log-base-url (without it,
 none: a file:// URL means nothing to a dashboard; misc names the file). Ids are `<origin>:...`, made from what identifies each
 object, so a re-render gives the same ids. What `kcidb-submit` takes; strictly
 inside the schema.
@@ -199,6 +199,8 @@ def _peer_test(kernel: KernelResult, c: PeerComparison, origin: str, build_id: s
     for name, value in (("case", c.case), ("verdict", c.verdict and str(c.verdict)), ("finding", c.finding)):
         if value is not None:
             test["misc"][name] = value
+    if c.peer.started_at:  # its program's start: kselftest gives a test no clock of its own
+        test["start_time"] = c.peer.started_at
     if c.peer.detail:
         test["comment"] = c.peer.detail[:1000]
     said = [c.peer.detail, unwrapped(console[c.peer.console_line - 1:c.peer.console_line])

@@ -7,7 +7,7 @@ too. 4 -> 5: no peers ran (the upstream selftests' results are new). 5 -> 6: the
 console log shows its banner, or when our init ran. 6 -> 7: no target failure was told apart (every boot
 ended by the kernel or by sigwake). 7 -> 8: no report names its task or, outside every case, its place. 8 -> 9: no
 report's timestamp was kept. 9 -> 10: every case was run (no run --case globs). 10 -> 11: no built tree's remote, branch or patchset, and no
-case's start time, was kept. QA, the bare list of lines -> schema 1: the same lines under a version."""
+case's start time, was kept. 11 -> 12: no selftest's start time was kept. QA, the bare list of lines -> schema 1: the same lines under a version."""
 
 from __future__ import annotations
 
@@ -75,6 +75,10 @@ def schema_10_to_11(data: dict[str, Any]) -> dict[str, Any]:
     return dict(data, schema=11)
 
 
+def schema_11_to_12(data: dict[str, Any]) -> dict[str, Any]:
+    return dict(data, schema=12)
+
+
 def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
     """The data at the current schema; older ones step by step. ValueError for a schema not known."""
     if data.get("schema") == 2:
@@ -95,6 +99,8 @@ def upgrade(data: dict[str, Any], console_log: Path) -> dict[str, Any]:
         data = schema_9_to_10(data)
     if data.get("schema") == 10:
         data = schema_10_to_11(data)
+    if data.get("schema") == 11:
+        data = schema_11_to_12(data)
     return data
 
 

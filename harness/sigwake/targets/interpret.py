@@ -135,9 +135,11 @@ def iso(epoch: float | None) -> str | None:
     return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
-def run_started(boot: BootRead, run: ktap.ProgramRun) -> str | None:
-    """When a run started: its boot's start plus the kernel log's clock as it started (early by the firmware's
-    time before that clock runs); None where the target or the guest gave no clock."""
+def run_started(boot: BootRead, run: ktap.ProgramRun | ktap.PeerRun) -> str | None:
+    """When a run started: a native run's own clock (the harness's), else its boot's start plus the kernel log's
+    clock as it started (early by the firmware's time before that clock runs); None where neither was given."""
+    if run.clock_start is not None:
+        return iso(run.clock_start)
     if boot.outcome.started is None or run.printk_start is None:
         return None
     return iso(boot.outcome.started + run.printk_start)
@@ -179,9 +181,10 @@ def case_runs(boot: BootRead) -> list[CaseRun]:
 KSELFTEST_PROGRESS = ("RUN ", "OK ", "FAIL ", "SKIP ", "XFAIL ", "Starting ")
 
 
-def peer_results(peer: ktap.PeerRun, offset: int) -> list[PeerResult]:
+def peer_results(peer: ktap.PeerRun, offset: int, started: str | None) -> list[PeerResult]:
     """Each test an upstream selftest program reported; the program itself as an `error` when it ended badly
-    or reported none (a timeout, a crash, a boot that ended while it ran)."""
+    or reported none (a timeout, a crash, a boot that ended while it ran). Each carries the program's start:
+    kselftest's lines give a test no clock of its own."""
     found = []
     for test in peer.document.tests if peer.document is not None else []:
         if test.result is None:
@@ -191,12 +194,12 @@ def peer_results(peer: ktap.PeerRun, offset: int) -> list[PeerResult]:
             {"SKIP": "skip", "XFAIL": "xfail"}.get(r.directive, "error")
         said = [d.text.strip() for d in test.diagnostics if not d.text.strip().startswith(KSELFTEST_PROGRESS)]
         found.append(PeerResult(peer.program, r.name, word, "; ".join(filter(None, [*said[-3:], r.why])),
-                                r.line + offset if r.line else 0))
+                                r.line + offset if r.line else 0, started))
     ended = peer.result.why if peer.result is not None and peer.result.why else (
         f"exit {peer.exit_code}" if peer.exit_code is not None else "the boot ended while it ran")
     if peer.result is None or peer.exit_code is None or not found:
         found.append(PeerResult(peer.program, peer.program, "error", f"{ended}; {len(found)} test result(s) before",
-                                peer.console_line + offset if peer.console_line else 0))
+                                peer.console_line + offset if peer.console_line else 0, started))
     return found
 
 
@@ -207,9 +210,10 @@ def boot_peer_results(boot: BootRead) -> list[PeerResult]:
     for j, peer in enumerate(boot.report.peers):
         if lost := lost_near(boot, around, len(boot.report.runs) + j):
             found.append(PeerResult(peer.program, peer.program, "error", lost,
-                                    peer.console_line + boot.line_offset if peer.console_line else 0))
+                                    peer.console_line + boot.line_offset if peer.console_line else 0,
+                                    run_started(boot, peer)))
         else:
-            found += peer_results(peer, boot.line_offset)
+            found += peer_results(peer, boot.line_offset, run_started(boot, peer))
     return found
 
 
