@@ -282,6 +282,17 @@ def test_the_picture_draws_the_boundary_where_the_signal_starts(tmp_path: Path, 
     assert _picture(sorted([failed, fixed], key=KernelResult.order))["boundary"] is None
 
 
+def test_the_page_says_which_commit_ran_which_kernels(catalogue: Catalogue) -> None:
+    def header(kernels: list[KernelResult]) -> str:
+        return re.search(r"regenerated from the result files beside this page \((.*?)\)\.", render_html(kernels,
+                                                                                                      catalogue))[1]
+    later = [dataclasses.replace(k, sigwake_commit="def456") for k in (REGRESSED, DEAD)]
+    assert header([OLD, REGRESSED]) == "sigwake abc123"
+    assert header([OLD, *later]) == "sigwake def456 for 6.12.9-amd64, 7.0.1-amd64; abc123 for 6.1.0-57-amd64"
+    many = [kernel(f"6.1.0-{n}-amd64", f"6.1.0-{n}-amd64", [case("watermark_sigio", N)]) for n in range(50, 54)]
+    assert header([*many, *later]) == "sigwake abc123 for 4 kernels; def456 for 6.12.9-amd64, 7.0.1-amd64"
+
+
 # Injected into a copy of the page (the page itself has no script): scroll the first matrix down and right, and
 # say where its header row, its case column and a data cell were before and after.
 PROBE = """<script>

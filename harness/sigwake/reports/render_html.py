@@ -85,15 +85,26 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
               "agrees": c.word} for k in ordered for c in compare(k, catalogue)]
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
                                       autoescape=True, undefined=jinja2.StrictUndefined)
-    commits = ", ".join(sorted({k.sigwake_commit for k in ordered})) or "no results"
     return environment.get_template("report.html.j2").render(
         kernels=[{"id": k.kernel_id, "log": console_log_path(Path("."), k.kernel_id).name,
                   "partial": k.runner.partial()} for k in ordered],
         passes=passes, picture=_picture(ordered), findings=shown(judged_run.findings, ordered), count=judged_run.last_line(),
         splats=splats,
         peers=peers,
-        unreadable=unreadable or [], commits=f"sigwake {commits}", qa=qa or [],
+        unreadable=unreadable or [], commits=_commits(ordered), qa=qa or [],
         outcomes=outcome_rows(validations or [], bisections or [], booted))
+
+
+def _commits(kernels: list[KernelResult]) -> str:
+    """Which sigwake commit ran which kernels: one commit named alone; several, each with its kernels (their
+    count past three)."""
+    by_commit: dict[str, list[str]] = {}
+    for k in kernels:
+        by_commit.setdefault(k.sigwake_commit, []).append(k.kernel_id)
+    if len(by_commit) <= 1:
+        return f"sigwake {next(iter(by_commit), 'no results')}"
+    return "sigwake " + "; ".join(f"{commit} for {', '.join(ids) if len(ids) <= 3 else f'{len(ids)} kernels'}"
+                                  for commit, ids in sorted(by_commit.items(), key=lambda item: -len(item[1])))
 
 
 FORMAT = Format("html", 6, lambda given: {"index.html": render_html(given.kernels, given.catalogue, given.unreadable, given.qa,
