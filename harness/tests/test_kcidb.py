@@ -63,12 +63,13 @@ def test_statuses_ids_and_the_known_bug_of_6_1(tmp_path: Path, catalogue: Catalo
 def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, catalogue: Catalogue) -> None:
     warn = Splat("warning", "WARNING in perf_event_wakeup", 3, "WARNING: CPU: 0 PID: 9 at ...", privilege="root",
                  case="watermark_sigio", tainted_before="0", tainted_after="512")
-    outside = Splat("warning", "WARNING in perf_event_exit_task", 9, "WARNING: CPU: 0 PID: 1 at ...")
+    outside = Splat("warning", "WARNING in perf_event_exit_task", 9, "WARNING: CPU: 0 PID: 1 at ...", printk_s=2.5)
     console = [frame_line("ab", 0, "# sigwake.start=watermark_sigio"), "------------[ cut here ]------------\n",
                "[ 1.0] WARNING: CPU: 0 PID: 9 at ...\n", frame_line("ab", 1, "ok 1 watermark_sigio"),
                frame_line("ab", 2, "# sigwake.start=watermark_poll"), frame_line("ab", 3, "ok 2 watermark_poll")]
     (tmp_path / "6.12.9-amd64.console.log").write_text("".join(console))
     splatted = dataclasses.replace(REGRESSED, splats=[warn, outside], kernel_version="#1 SMP Debian 6.12.9-1 (2026-10-12)",
+                                   boot=dataclasses.replace(REGRESSED.boot, started_at="2026-12-07T06:00:00.000+00:00"),
                                    reproducers=[dataclasses.replace(REGRESSED.reproducers[0], console_span=[1, 4])])
     rt = dataclasses.replace(splatted, kernel_id="6.12.9-rt-amd64", splats=[],
                              origin=dataclasses.replace(splatted.origin, package="linux-image-6.12.9-rt-amd64",
@@ -94,6 +95,7 @@ def test_a_report_is_an_issue_whose_incident_is_the_test_it_hit(tmp_path: Path, 
     assert boot["status"] == "PASS"
     log = next(t for t in view.tests[build] if t["path"] == "sigwake.kernel_log")
     assert log["status"] == "FAIL" and log["log_excerpt"] == "WARNING: CPU: 0 PID: 1 at ..."
+    assert log["start_time"] == "2026-12-07T06:00:02.500+00:00"  # when the kernel printed it
     assert [i["test_id"] for i in view.issues[issues["WARNING in perf_event_exit_task"]["id"]]] == [log["id"]]
     assert not view.uncategorized[1:] and view.uncategorized[0]["path"] == "sigwake.root.watermark_sigio"  # the regression
     assert "start_time" not in next(b for b in data["builds"] if b["id"] == build)  # Debian's says only a day
@@ -268,6 +270,9 @@ def test_the_committed_results_read_on_the_dashboard(tmp_path: Path, catalogue: 
         boots = view.boots.get(b["id"], [])
         assert len(boots) == (0 if b["misc"]["kernel_id"].startswith("host-") else 1), b["id"]
     assert all("log_excerpt" in t for t in data["tests"])
+    # every test that ran starts when it did (a guest's by its boot and the kernel log's clock, the host's by its
+    # own); only what a crash left unrun has no start
+    assert [t["id"] for t in data["tests"] if "start_time" not in t and t["status"] != "MISS"] == []
     xfail = [t for tests in view.tests.values() for t in tests if t["misc"].get("outcome") == "xfail"]
     assert xfail and not [t for t in xfail if t in view.uncategorized]  # every known failure has its issue
     assert all(t["misc"].get("outcome") == "fail" or t["path"] == "boot" or t["path"].startswith("kselftest.")

@@ -27,6 +27,7 @@ not boot it at all."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from pathlib import Path
@@ -120,12 +121,19 @@ def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], links: 
 def _kernel_log_test(kernel: KernelResult, outside: list[Splat], origin: str, build_id: str,
                      links: dict[str, str]) -> dict[str, Any]:
     """The kernel's reports no case test holds (during the boot, between cases, during a selftest, in a program
-    that reported no case), as a test of their own: a FAIL the dashboard counts as a test, not a second boot."""
-    return {"id": f"{build_id}:kernel_log", "origin": origin, "build_id": build_id, "path": "sigwake.kernel_log",
-            "status": "FAIL", **links, "comment": f"{len(outside)} kernel reports outside every case",
-            "log_excerpt": bounded("\n\n".join(s.report for s in outside)),
-            "environment": _environment(kernel, "kernel"),
-            "misc": {"reports": [f"{s.title} ({s.where()})" for s in outside]}}
+    that reported no case), as a test of their own: a FAIL the dashboard counts as a test, not a second boot.
+    It starts when the kernel printed the first of them, where its boot and its log give a clock."""
+    test: dict[str, Any] = {
+        "id": f"{build_id}:kernel_log", "origin": origin, "build_id": build_id, "path": "sigwake.kernel_log",
+        "status": "FAIL", **links,
+        "comment": f"{len(outside)} kernel report{'s' if len(outside) > 1 else ''} outside every case",
+        "log_excerpt": bounded("\n\n".join(s.report for s in outside)), "environment": _environment(kernel, "kernel"),
+        "misc": {"reports": [f"{s.title} ({s.where()})" for s in outside]}}
+    stamps = [s.printk_s for s in outside if s.printk_s is not None]
+    if kernel.boot.started_at and stamps:  # the first report's: the boot's start plus the kernel log's clock
+        first = datetime.datetime.fromisoformat(kernel.boot.started_at) + datetime.timedelta(seconds=min(stamps))
+        test["start_time"] = first.isoformat(timespec="milliseconds")
+    return test
 
 
 CUT_HERE = "[ cut here ]"  # the line a WARNING or BUG prints above its first
