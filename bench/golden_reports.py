@@ -10,9 +10,12 @@ the reader must give them are in expected.json, written by hand from syzkaller's
 
     bench/golden_reports.py [--series 6.1 6.12] [--arch amd64 arm64] [--type TYPE ...] [--out DIR] [--wait S]
     bench/golden_reports.py --kfence [--series ...] [--arch ...]
+    bench/golden_reports.py --hardlockup [--series ...] [--arch ...]
 
 With --kfence the build is lkdtm with KFENCE and no other detector (kernel-configs/kfence.config, as Debian
-ships KFENCE: without KASAN), and the types are KFENCE's.
+ships KFENCE: without KASAN), and the types are KFENCE's. With --hardlockup the build is lkdtm with the buddy
+hard-lockup detector (kernel-configs/hardlockup.config: no PMU needed), booted with 2 CPUs, and the type is
+HARDLOCKUP.
 """
 
 from __future__ import annotations
@@ -38,12 +41,15 @@ OUT = REPO / "harness/tests/data/kernel-reports"
 DEBUG_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/reports.config")
 KFENCE_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/kfence.config")
 KFENCE_TYPES = ("KFENCE_READ_AFTER_FREE",)
+HARDLOCKUP_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/hardlockup.config")
+HARDLOCKUP_TYPES = ("HARDLOCKUP",)
+BUDDY = "CONFIG_HARDLOCKUP_DETECTOR_BUDDY="
 # The crash types provoked: every one of lkdtm's that needs nothing this host or these builds lack, and
 # sigwake's lockdep provokers. A type a kernel's lkdtm lacks is said and left out. Left out of lkdtm's:
-# HARDLOCKUP (no PMU, so no NMI watchdog), SMP_CALL_LOCKUP (one CPU), CORRUPT_PAC (arm64 pointer
-# authentication), CFI_FORWARD_PROTO and CFI_BACKWARD (a clang CFI build), STACKLEAK_ERASING (a GCC plugin),
-# KFENCE_READ_AFTER_FREE (--kfence: no KFENCE beside reports.config's KASAN), DOUBLE_FAULT (x86_32), PPC_SLB_MULTIHIT and WRITE_OPD
-# (powerpc, ia64); those that report nothing (ATOMIC_TIMING, REFCOUNT_TIMING, REPORT_STACK,
+# HARDLOCKUP (no PMU, so no NMI watchdog: --hardlockup boots 2 CPUs with the buddy detector), SMP_CALL_LOCKUP
+# (one CPU), CORRUPT_PAC (arm64 pointer authentication), CFI_FORWARD_PROTO and CFI_BACKWARD (a clang CFI
+# build), STACKLEAK_ERASING (a GCC plugin), KFENCE_READ_AFTER_FREE (--kfence: no KFENCE beside reports.config's
+# KASAN), DOUBLE_FAULT (x86_32), PPC_SLB_MULTIHIT and WRITE_OPD (powerpc, ia64); those that report nothing (ATOMIC_TIMING, REFCOUNT_TIMING, REPORT_STACK,
 # REPORT_STACK_CANARY, SLAB_INIT_ON_ALLOC, BUDDY_INIT_ON_ALLOC, UNALIGNED_LOAD_STORE_WRITE); LOOP (SOFTLOCKUP's
 # report again, after END_S of waiting); EXHAUST_STACK: without VMAP_STACK's guard page (KASAN drops it unless
 # KASAN_VMALLOC) the overflow runs into hundreds of NULL dereferences, a spiral and not a report.
@@ -105,12 +111,12 @@ def bootable(builder: KernelBuilder, built: BuiltKernel, tree: Path, arch: str, 
         return builder.make(tree, ["bzImage"], log, progress) / KERNEL_ARCHES[arch].image
 
 
-def boot(image: Path, initrd: Path, append: tuple[str, ...], arch: str, log: Path, wait_s: int) -> str:
+def boot(image: Path, initrd: Path, append: tuple[str, ...], arch: str, log: Path, wait_s: int, cpus: int) -> str:
     # Nothing past END_S after the provocation is kept, and the guest's clock is the host's (an emulated arm64
     # guest is slower, not later): a console that has not ended by then (a soft lockup) need not run longer.
     request = qemu.BootRequest(image, initrd, append, qemu.choose_accel(None, arch=arch),
                                timeout_s=BOOT_S + END_S + 30 + 4 * wait_s, memory_mb=1024,
-                               silence_s=slowdown_for(arch) * (30 + 2 * wait_s), arch=arch)
+                               silence_s=slowdown_for(arch) * (30 + 2 * wait_s), arch=arch, cpus=cpus)
     return qemu.boot(request, log).console
 
 
@@ -121,10 +127,15 @@ def main() -> int:
     parser.add_argument("--type", nargs="+", default=list(TYPES), dest="types")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--wait", type=int, default=8, help="seconds the guest gives the kernel's later reports")
-    parser.add_argument("--kfence", action="store_true", help="KFENCE's types, on a build with KFENCE alone")
+    detector = parser.add_mutually_exclusive_group()
+    detector.add_argument("--kfence", action="store_true", help="KFENCE's types, on a build with KFENCE alone")
+    detector.add_argument("--hardlockup", action="store_true",
+                          help="a hard lockup, on a build with the buddy detector alone, booted with 2 CPUs")
     args = parser.parse_args()
-    if args.kfence and args.types == list(TYPES):
-        args.types = list(KFENCE_TYPES)
+    if args.types == list(TYPES):
+        args.types = list(KFENCE_TYPES if args.kfence else HARDLOCKUP_TYPES if args.hardlockup else TYPES)
+    args.cpus = 2 if args.hardlockup else 1  # the buddy detector: the CPU beside the locked one reports it
+    args.detector = "kfence" if args.kfence else "hardlockup" if args.hardlockup else ""
     progress = Progress()
     cache = KernelCache(default_cache())
     work = cache.root / "golden-reports"
@@ -135,10 +146,15 @@ def main() -> int:
         tree = next(iter(root.iterdir())) if root.is_dir() else source_tree.unpack(cache, series, root, progress)
         for arch in args.arch:
             fragments = (*kconfig.default_fragments(REPO / "kernel-configs", arch),
-                         *(KFENCE_FRAGMENTS if args.kfence else DEBUG_FRAGMENTS))
+                         *(KFENCE_FRAGMENTS if args.kfence else HARDLOCKUP_FRAGMENTS if args.hardlockup
+                           else DEBUG_FRAGMENTS))
             built = builder.build(BuildRequest(tree, fragments, (PROVOKERS,), arch=arch), progress)
             if built.warnings:
                 print(f"{series} {arch}: the tree dropped {built.warnings}")
+            if args.hardlockup and any(w.startswith(BUDDY) for w in built.warnings):
+                print(f"{series} {arch}: no buddy hard-lockup detector in this build: left out")
+                unprovoked += 1
+                continue
             image = bootable(builder, built, tree, arch, work / f"image-{arch}.log", progress)
             unprovoked += provoke(series, arch, image, init_image(arch, cache.root, work, progress), args, work)
     return 1 if unprovoked else 0
@@ -149,7 +165,8 @@ def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Na
     never = 0
     dest = args.out / f"{series}-{arch}"
     dest.mkdir(parents=True, exist_ok=True)
-    known = boot(image, initrd, (), arch, work / "types.log", args.wait)
+    logs = work / f"{series}-{arch}{'-' + args.detector if args.detector else ''}"  # two runs at once boot apart
+    known = boot(image, initrd, (), arch, logs.with_suffix(".types.log"), args.wait, args.cpus)
     listed = next((line for line in known.splitlines() if "sigwake-golden: types" in line), "")
     for crash in args.types:
         if crash not in listed.split() or (arch != "amd64" and crash in X86_ONLY):
@@ -158,8 +175,10 @@ def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Na
         if (series, crash) in SPIRALS:
             print(f"{series} {arch}: {crash} spirals: left out")
             continue
-        append = (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}", "rcupdate.rcu_cpu_stall_timeout=3")
-        console = boot(image, initrd, append, arch, work / "boot.log", args.wait)
+        # nmi_watchdog=panic: a hard lockup panics (the locked CPU holds the init, which can never power off)
+        append = (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}", "rcupdate.rcu_cpu_stall_timeout=3",
+                  *(("nmi_watchdog=panic",) if args.hardlockup else ()))
+        console = boot(image, initrd, append, arch, logs.with_suffix(".boot.log"), args.wait, args.cpus)
         at = console.find(MARK + crash)
         if at < 0:
             print(f"{series} {arch}: {crash}: the guest never provoked it; console kept whole")
