@@ -83,7 +83,8 @@ def run_of(name: str, number: int, body: list[str], result: str, privilege: str 
     """A run as the guest reports it; its result line gets the name the case loop gives it."""
     exit_line = [] if "# ERROR" in result or "# TIMEOUT" in result else [f"# sigwake.exit={0 if result.startswith('ok') else 1}"]
     named = result.replace(f" {number} {name}", f" {number} {name} [{privilege} run 1]", 1)
-    return [f"# sigwake.start={name}", *("    " + b for b in body), "# sigwake.duration_us=1500", *exit_line, named]
+    return [f"# sigwake.start={name}", *("    " + b for b in body), "# sigwake.duration_us=1500", "# sigwake.cpu_us=400",
+            *exit_line, named]
 
 
 def test_guest_report_nests_each_run() -> None:
@@ -94,7 +95,7 @@ def test_guest_report_nests_each_run() -> None:
     ))
     assert report.release == "6.1.0-57-amd64" and report.init_uptime_ms == 1350 and report.done
     first, hang, crash = report.runs
-    assert run_problem(first) is None and first.duration_us == 1500
+    assert run_problem(first) is None and (first.duration_us, first.cpu_us) == (1500, 400)
     assert case_verdicts(first.document)[0][1] is Verdict.NOT_DELIVERED
     assert run_problem(hang) == (Verdict.TIMEOUT, "killed by the guest at its deadline: killed at the deadline")
     assert run_problem(crash) is None and crash.exit_code is None

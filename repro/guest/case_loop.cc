@@ -62,6 +62,7 @@ bool report_run(const RunOutcome& outcome, std::string& tainted,
   std::istringstream lines(outcome.output);
   for (std::string text; std::getline(lines, text);) line("    " + text);
   line(report_line(protocol::kReportDurationUs, std::to_string(outcome.duration_us)));
+  line(report_line(protocol::kReportCpuUs, std::to_string(outcome.cpu_us)));
   if (outcome.exited) line(report_line(protocol::kReportExit, std::to_string(outcome.exit_code)));
   if (outcome.strays > 0) line(report_line(protocol::kReportStrays, std::to_string(outcome.strays)));
   const std::string now = read_value(kTaintedSysctl);

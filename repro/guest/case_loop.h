@@ -79,7 +79,7 @@ struct PassHooks {
 // `# sigwake.paranoid=` (or `# sigwake.skip=` with the reason), then every run:
 // `# sigwake.start=`, `# sigwake.case=`, `# sigwake.printk_start=` (with a printk clock; then any
 // `# sigwake.printk_continued=`), `# sigwake.clock_start=` (with a wall clock), the program's KTAP as an indented
-// subtest, `# sigwake.duration_us=`, `# sigwake.exit=`, `# sigwake.strays=` (processes it left running, killed),
+// subtest, `# sigwake.duration_us=`, `# sigwake.cpu_us=`, `# sigwake.exit=`, `# sigwake.strays=` (processes it left running, killed),
 // `# sigwake.tainted=`
 // (when it changed), `# sigwake.printk_end=`, `# sigwake.kernel_path.*=` (with a tracer), the result
 // line, named "program.case [pass run k]"; for each run left out because the first

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #if defined(__x86_64__)
 #include <sys/io.h>
 #endif
@@ -26,6 +27,16 @@
 
 namespace sigwake {
 namespace {
+
+// The CPU time of every child this process has reaped (the reproducers, what they forked and reaped, the strays
+// swept after them): the difference across a run is what the run's processes ran, the rest of its wall time
+// they spent waiting (a deadline, a sleep, the scheduler).
+long long children_cpu_us() {
+  rusage usage{};
+  check(getrusage(RUSAGE_CHILDREN, &usage) == 0, "getrusage(RUSAGE_CHILDREN)");
+  const auto us = [](const timeval& t) { return static_cast<long long>(t.tv_sec) * 1'000'000 + t.tv_usec; };
+  return us(usage.ru_utime) + us(usage.ru_stime);
+}
 
 constexpr std::chrono::seconds kSweepBudget{10};  // to kill and reap what a run left
 
@@ -101,6 +112,7 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
   prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);  // what the run leaves becomes ours to sweep (PID 1's anyway)
   const Deadline deadline(budget);
   const std::int64_t start = monotonic_ns();
+  const long long cpu_before = children_cpu_us();
   const pid_t pid = fork();
   check(pid >= 0, "fork");
   if (pid == 0) {
@@ -167,6 +179,7 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
   }
   outcome.duration_us = (monotonic_ns() - start) / 1000;
   outcome.strays = sweep_strays(Deadline(kSweepBudget));
+  outcome.cpu_us = children_cpu_us() - cpu_before;  // every process of the run is reaped by now
   outcome.exited = WIFEXITED(status);
   if (outcome.exited) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);

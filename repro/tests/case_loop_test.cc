@@ -127,6 +127,38 @@ TEST(CaseLoop, EachRunAndSelftestSaysTheWallClockAsItStartsOnlyWhenGivenOne) {
   EXPECT_EQ(std::count_if(plain.begin(), plain.end(),
                           [](const std::string& line) { return line.rfind("# sigwake.clock_start=", 0) == 0; }),
             0);
+  // and each run's CPU time, whatever the clock: the case's and the selftest's
+  EXPECT_EQ(std::count_if(plain.begin(), plain.end(),
+                          [](const std::string& line) { return line.rfind("# sigwake.cpu_us=", 0) == 0; }),
+            2);
+}
+
+TEST(CaseLoop, ARunsCpuTimeIsWhatItsProcessesRanNotWhatTheyWaited) {
+  char directory[] = "/tmp/sigwake-caseloop-XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  const std::string path = std::string(directory) + "/busy";
+  // a child that does a fixed amount of work (about 0.3 s of CPU here, however loaded the machine) and is
+  // reaped by the program, then 0.3 s asleep
+  std::ofstream(path) << "#!/bin/sh\n[ \"$1\" = --list ] && exit 0\n"
+                         "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'\nsleep 0.3\necho done\n";
+  chmod(path.c_str(), 0755);
+  LoopConfig config;
+  config.programs = {path};
+  config.passes = {Pass{"root", -1, ""}};
+  config.budget = std::chrono::milliseconds(10000);
+  std::vector<std::string> lines;
+  run_cases(config, PassHooks{}, nullptr, [&lines](const std::string& line) { lines.push_back(line); });
+  unlink(path.c_str());
+  rmdir(directory);
+  const auto value = [&lines](const std::string& key) {
+    for (const std::string& line : lines) {
+      if (line.rfind(key, 0) == 0) return std::stoll(line.substr(key.size()));
+    }
+    return -1LL;
+  };
+  const long long cpu = value("# sigwake.cpu_us="), wall = value("# sigwake.duration_us=");
+  EXPECT_GE(cpu, 50'000);  // the working grandchild's, counted once the program reaped it
+  EXPECT_LE(cpu, wall - 300'000);  // the sleep is not: its 0.3 s of wall time are on top of the work's
 }
 
 }  // namespace

@@ -210,6 +210,7 @@ class ProgramRun:
     document: ProgramDocument = field(default_factory=ProgramDocument)
     result: ResultLine | None = None
     duration_us: int | None = None
+    cpu_us: int | None = None  # the CPU time its processes took; the rest of duration_us they waited
     kernel_path: Evidence = field(default_factory=dict)  # function -> count, or why unavailable
     console_line: int = 0  # where its start frame and its result line stand in the console log (0: not known)
     console_end: int = 0
@@ -244,6 +245,7 @@ class PeerRun:
     result: ResultLine | None = None
     exit_code: int | None = None
     duration_us: int | None = None
+    cpu_us: int | None = None
     console_line: int = 0
     printk_start: float | None = None  # its start and end on the kernel log's clock (None: not said)
     printk_end: float | None = None
@@ -344,6 +346,8 @@ def parse_runner(payloads: list[str], console_lines: list[int] | None = None) ->
                 (current or peer).exit_code = int(value)
             elif key == KEY["duration_us"] and (current or peer) is not None:
                 (current or peer).duration_us = int(value)
+            elif key == KEY["cpu_us"] and (current or peer) is not None:
+                (current or peer).cpu_us = int(value)
             elif key == KEY["strays"] and current is not None:
                 current.strays = int(value)
             elif key == KEY["printk_start"] and (current or peer) is not None:
