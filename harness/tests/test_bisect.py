@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sigwake.commands.bisect import BisectError, GitSearch, ListSearch, Probed, bisect
+from sigwake.commands.bisect import BisectError, GitSearch, ListSearch, Probed, bisect, bisect_tree
+from sigwake.core.exit_codes import USAGE
 from sigwake.core.outcomes import Mark
 from sigwake.kernels.build import git
 from sigwake.kernels.source_tree import commit_all
@@ -164,3 +165,13 @@ def test_a_change_that_is_not_one_step_is_said_when_probes_disagree() -> None:
     answers = history(N, D, N, N, N, D, D)  # c1 new, c3 old again: no single boundary
     with pytest.raises(BisectError, match="not a single step"):
         bisect(ListSearch(list(answers)), FakeTester(answers), "c0", "c6", jobs=3)
+
+
+def test_a_tree_with_uncommitted_changes_is_the_command_lines_error_not_a_finding(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "f").write_text("one\n")
+    commit = commit_all(tmp_path, "one")
+    (tmp_path / "f").write_text("two\n")
+    with pytest.raises(BisectError) as refused:
+        bisect_tree(None, tmp_path, (), commit, commit, None, None)  # type: ignore[arg-type]  # refused before any use
+    assert refused.value.exit_code == USAGE and "uncommitted changes" in str(refused.value)

@@ -64,9 +64,7 @@ def test_every_option_says_what_it_is_and_its_default(command: str) -> None:
         if isinstance(action, argparse._HelpAction):
             continue
         assert action.help, f"{command} {action.option_strings or action.dest}: no help"
-        shown = not (action.default is None or action.default is False or action.default == []
-                     or action.default is argparse.SUPPRESS)
-        if action.option_strings and shown:
+        if action.option_strings and action.nargs != 0 and not action.required:  # a flag is off
             help_text = sub._get_formatter()._expand_help(action)
             assert "default:" in help_text and "".join(help_text.split()) in text, f"{command} {help_text}"
 

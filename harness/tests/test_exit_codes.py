@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from sigwake.programs.catalogue import Catalogue
-from sigwake.commands.cli import main, summary_exit
-from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING, NO_FINDING, USAGE, exit_code
+from sigwake.commands.cli import interrupted, main, summary_exit
+from sigwake.core.exit_codes import COULD_NOT_TEST, FINDING, INTERRUPTED, NO_FINDING, USAGE, exit_code
 from sigwake.core.model import BootRecord
-from sigwake.commands.orchestrator import RunSummary
+from sigwake.commands.orchestrator import Interrupted, RunSummary
 from sigwake.store.store import write_result
 from sigwake.core.verdicts import Verdict
 
@@ -36,6 +36,22 @@ def test_bad_reports_input_gets_the_right_code(tmp_path: Path, capsys: pytest.Ca
     write_result(tmp_path, kernel("6.12.118+deb13-amd64", [case("watermark_sigio", U)]))
     assert main(["report", "--results", str(tmp_path), "--format", "summary"]) == NO_FINDING  # report only shows
     assert "findings: 1 (1 refusal)" in capsys.readouterr().out
+
+
+def test_a_result_that_cannot_be_read_is_never_a_clean_report(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A kernel whose file is cut is in no report: each says what could not be read, and report exits 3."""
+    write_result(tmp_path, kernel("6.12.118+deb13-amd64", [case("watermark_sigio", D)]))
+    (tmp_path / "6.1.0-57-amd64.json").write_text('{"schema": 12, "kernel_id": "6.1.0-57-amd64", "repro')
+    assert main(["report", "--results", str(tmp_path), "--format", "summary"]) == COULD_NOT_TEST
+    said = capsys.readouterr()
+    assert "not tested: could not be read: " in said.out and "6.1.0-57-amd64.json" in said.out
+    assert said.out.splitlines()[-1] == "findings: none; not tested: 1" and "could not be read" in said.err
+    assert main(["report", "--results", str(tmp_path)]) == COULD_NOT_TEST
+    assert "**findings: none; not tested: 1**" in (tmp_path / "matrix.md").read_text()
+    assert "findings: none; not tested: 1" in (tmp_path / "index.html").read_text()
+    junit = (tmp_path / "junit.xml").read_text()
+    assert 'name="unreadable results"' in junit and 'type="unreadable"' in junit
 
 
 def test_a_file_that_is_no_kernel_image_is_refused_before_booting(tmp_path: Path,
@@ -109,3 +125,15 @@ def test_a_package_that_cannot_be_fetched_is_a_skipped_step(tmp_path: Path) -> N
     tester = PackageTester(fetch, {"p 1": Package("sid", "p", "1")}, None)  # type: ignore[arg-type]
     probed = tester.judge("p 1")
     assert probed.verdict is None and "could not be fetched: p 1: 404 Not Found" in probed.note
+
+
+def test_an_interrupted_run_still_says_what_the_finished_kernels_found(tmp_path: Path, catalogue: Catalogue,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    finished = kernel("6.1.0-57-amd64", [case("watermark_sigio", U)])  # a refusal: a finding
+    stop = Interrupted(RunSummary(results=[finished], unfinished=["6.12.118+deb13-amd64"]))
+    ended = interrupted(stop, tmp_path, catalogue)
+    assert ended.exit_code == INTERRUPTED
+    assert [f["kind"] for f in ended.document["findings"]] == ["refusal"]  # type: ignore[union-attr]
+    assert ended.document["not_tested"] == ["6.12.118+deb13-amd64: interrupted"]
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "findings: 1 (1 refusal); not tested: 1" and "not tested: 6.12.118" in out

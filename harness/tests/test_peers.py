@@ -111,6 +111,11 @@ def test_a_disagreement_and_an_unfinished_selftest_are_findings_in_every_report(
     assert tests["kselftest.perf_events.watermark_signal.global.watermark_signal"]["status"] == "FAIL"
     assert tests["kselftest.perf_events.watermark_signal.global.watermark_signal"]["misc"]["agreement"] == "disagree"
     assert tests["kselftest.perf_events.sigtrap_threads.sigtrap_threads"]["status"] == "ERROR"
+    # each finding is an incident on its selftest's test, so a dashboard shows it whatever the selftest's status
+    view = kcidb_reader.dashboard(submission)
+    on = {i["test_id"]: i["comment"] for incidents in view.issues.values() for i in incidents}
+    assert sorted(on[tests[path]["id"]] for path in tests if path.startswith("kselftest.") and tests[path]["id"] in on) \
+        == sorted(f.text for f in found)
     assert 'class="peer" data-agrees="disagree"' in render_html([result], catalogue)
 
 

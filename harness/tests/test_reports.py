@@ -25,7 +25,7 @@ import kcidb_reader
 
 from sigwake.programs.catalogue import Catalogue
 from sigwake.judge.judgement import Outcome, findings, judge
-from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner
+from sigwake.core.model import BootRecord, KernelResult, Origin, ReproResult, Runner, Splat
 from sigwake.reports.report import ReportOptions, render, write_reports
 from sigwake.reports.render_html import _picture, render_html
 from sigwake.reports.render_junit import render_junit
@@ -88,12 +88,35 @@ def test_ktap_follows_the_rules_and_maps_each_outcome(catalogue: Catalogue) -> N
     assert "    not ok 3 exactly_once # ERROR error: the program reported no case" in text
     # a pass refused whole is one line
     assert "    ok 1 refused-whole # SKIP refused whole: 1 of 1 cases skipped: perf_event_open: EACCES" in text
-    assert "not ok 1 root" in text  # the error fails its pass
-    assert "ok 2 user-paranoid3 # SKIP nothing ran" in text
+    assert "not ok 2 root" in text  # the error fails its pass
+    assert "ok 3 user-paranoid3 # SKIP nothing ran" in text
+    assert "    ok 1 boot\nok 1 kernel\n" in text  # the kernel's own subtest first: a boot that finished
     regressed = render_ktap(REGRESSED, catalogue)
     assert "    not ok 1 watermark_sigio\n" in regressed and "    # difference (" in regressed
     assert "    #   regression: measured not-delivered, expected delivered" in regressed  # folded at its spaces
     assert ktap_problems(render_ktap(DEAD, catalogue).splitlines()) == []
+    # a pass whose only failure is known is ok, as the gate reads it; its known failure stays not ok inside
+    known_only = render_ktap(dataclasses.replace(OLD, reproducers=OLD.reproducers[:2]), catalogue)
+    assert "# root: 1 known failure, no finding\nok 2 root\n" in known_only
+
+
+def test_ktap_says_the_kernels_own_findings_as_every_report_counts_them(catalogue: Catalogue) -> None:
+    outside = Splat("warning", "WARNING in perf_event_exit_task", 9, "WARNING: CPU: 0 PID: 1 at ...")
+    fatal = Splat("bug", "BUG: unable to handle kernel NULL pointer dereference in f", 20, "BUG: ...", fatal=True)
+    crashed = dataclasses.replace(REGRESSED, splats=[outside, fatal],
+                                  boot=dataclasses.replace(REGRESSED.boot, status="boot-failed", init_uptime_ms=900))
+    text = render_ktap(crashed, catalogue)
+    assert ktap_problems(text.splitlines()) == []
+    kernel_part = text[text.index("    # Subtest: kernel"):text.index("\nnot ok 1 kernel\n")]
+    assert "    not ok 1 boot" in kernel_part and "    # crash: the boot ended in" in kernel_part
+    assert "    # splat: WARNING in perf_event_exit_task" in kernel_part and "    not ok 2 splat-1" in kernel_part
+    # every finding of the gate's that is no case's is a result of the kernel's subtest: the boot, or its own
+    beside = [f for f in findings([crashed], catalogue) if not f.text.startswith("[")]  # a case's: "[pass] case"
+    results = [line for line in kernel_part.splitlines() if line.startswith("    not ok ")]
+    assert len(results) == 1 + sum(f.kind != "crash" for f in beside) and any(f.kind == "crash" for f in beside)
+    host = dataclasses.replace(OLD, runner=dataclasses.replace(OLD.runner, mode="native"),
+                               boot=dataclasses.replace(OLD.boot, status="native"))
+    assert "    ok 1 boot # SKIP the host's running kernel: nothing booted it\nok 1 kernel\n" in render_ktap(host, catalogue)
 
 
 def test_ktap_lines_stay_short_and_long_evidence_is_folded(catalogue: Catalogue) -> None:
@@ -121,7 +144,7 @@ def test_the_ktap_checker_catches_broken_documents(catalogue: Catalogue) -> None
     assert any(p.startswith("in root: watermark_poll reported twice (line") for p in ktap_problems(doubled))
     last_subtest = max(i for i, line in enumerate(good) if line == "    KTAP version 1") + 1
     assert ktap_problems(good[:-1]) == [f"a subtest with no result line after it (line {last_subtest})",
-                                        "planned 2, reported 1 (line 4)"]
+                                        "planned 3, reported 2 (line 4)"]
 
 
 def ktap_problems(lines: list[str]) -> list[str]:
@@ -346,8 +369,8 @@ def test_junit_counts_every_finding_the_summary_counts(catalogue: Catalogue) -> 
     errors = [r for s in suites for c in s for r in c.result if isinstance(r, Error) and r.type == "error"]
     assert len(failures) + len(errors) == len(findings(loaded, catalogue)) > 0  # the reproducers' errors: errors
     assert sum(f.type == "lost" for f in failures) == 306  # the cases the committed crash lost, each a failure
-    boots = {s.name: next(iter(s)) for s in suites if s.name.endswith("/kernel")}
-    assert len(boots) == len(loaded) and all(c.name == "boot" for c in boots.values())
+    boots = {s.name: next(iter(s)) for s in suites if s.name.endswith("/kernel") and not s.name.startswith("host-")}
+    assert len(boots) == len(loaded) - 1 and all(c.name == "boot" for c in boots.values())  # the host: no boot
     crashed = [name for name, c in boots.items() if any(isinstance(r, Failure) for r in c.result)]
     assert crashed == ["6.12.95+deb12-cloud-amd64/kernel"]  # the committed double fault
     assert not any(f.message.startswith(("delivered:", "measured:")) for f in failures)  # said as the finding

@@ -30,9 +30,11 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        unsaid = action.default is None or action.default is False or action.default is argparse.SUPPRESS
-        if not action.option_strings or "default:" in text or unsaid or action.default == []:
+        # a flag's default is off; a required option has none
+        if not action.option_strings or "default:" in text or action.nargs == 0 or action.required:
             return text
+        if action.default is None or action.default == []:
+            return text + " (default: none)"
         return text + " (default: %(default)s)"
 
 

@@ -27,6 +27,7 @@ import apt_pkg
 from ..programs.binaries import Binaries
 from ..kernels.build import BuildError, BuildRequest, KernelBuilder, git
 from ..core import debian_names
+from ..core.exit_codes import COULD_NOT_TEST, FINDING, USAGE
 from ..kernels.debian import SUITE_SOURCES, DebianError, Package, compare_versions
 from ..targets.options import RunOptions
 from ..kernels.kernels import Kernel, KernelCache, file_kernel
@@ -43,10 +44,11 @@ from ..targets.interpret import KernelOutcome
 
 class BisectError(RuntimeError):
     """A bisection that cannot start or finish; the message says why, the exit code what kind it is: an
-    endpoint that cannot be judged could not be tested (3); endpoints that agree, or a change that is no
-    single step, are findings about the range (1)."""
+    endpoint that cannot be judged, or git that does not record a mark, could not be tested (3); a tree with
+    uncommitted changes, or a flavour or range with fewer than two packages, is the command line's (2);
+    endpoints that agree, or a change that is no single step, are findings about the range (1)."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
+    def __init__(self, message: str, exit_code: int = FINDING) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -153,7 +155,8 @@ def bisect(search: Search, tester: Tester, old_end: str, new_end: str,
             # An endpoint whose kernel crashed, hung, split or splatted is that finding; one the target could
             # not run is untested.
             problem = f" ({probed.problem}: a finding)" if probed.problem else ""
-            raise BisectError(f"endpoint {end} cannot be judged: {probed.note}{problem}", 1 if probed.problem else 3)
+            raise BisectError(f"endpoint {end} cannot be judged: {probed.note}{problem}",
+                              FINDING if probed.problem else COULD_NOT_TEST)
     old, new = ends[old_end].verdict, ends[new_end].verdict
     assert old is not None and new is not None
     if old is new:
@@ -264,7 +267,7 @@ class GitSearch:
         recorded = {Mark.OLD: self._refs("old-*"), Mark.SKIP: self._refs("skip-*")}.get(
             mark, {git(self.tree, "rev-parse", "refs/bisect/new").strip()})
         if candidate not in recorded:
-            raise BisectError(f"git bisect {mark.value} {candidate} was not recorded in {self.tree}")
+            raise BisectError(f"git bisect {mark.value} {candidate} was not recorded in {self.tree}", COULD_NOT_TEST)
 
     def first_new(self) -> list[str]:
         return self._remaining()
@@ -346,7 +349,7 @@ def bisect_tree(builder: KernelBuilder, tree: Path, fragments: tuple[Path, ...],
     """`old` has the old behaviour, `new` the new one (a regression or a fix alike); the tree is left
     on the branch or commit it was on."""
     if git(tree, "status", "--porcelain", "--untracked-files=no").strip():
-        raise BisectError(f"{tree} has uncommitted changes: bisection checks out other commits")
+        raise BisectError(f"{tree} has uncommitted changes: bisection checks out other commits", USAGE)
     # Names like HEAD move once an endpoint is checked out: pin both to commits now.
     old, new = (git(tree, "rev-parse", "--verify", f"{ref}^{{commit}}").strip() for ref in (old, new))
     search = GitSearch(tree)
@@ -393,7 +396,7 @@ def bisect_debian(cache: KernelCache, flavour: str, probe: Probe, progress: Prog
         low, high = between
         ordered = [p for p in ordered if compare_versions(low, p) <= 0 <= compare_versions(high, p)]
     if len(ordered) < 2:
-        raise BisectError(f"fewer than two {flavour} kernel packages in {', '.join(SUITE_SOURCES)}")
+        raise BisectError(f"fewer than two {flavour} kernel packages in {', '.join(SUITE_SOURCES)}", USAGE)
     progress.step(f"{len(ordered)} {flavour} packages from {ordered[0].version} to {ordered[-1].version}; "
                   f"about {math.ceil(math.log2(len(ordered)))} boots after both ends")
     names = [f"{p.name} {p.version}" for p in ordered]

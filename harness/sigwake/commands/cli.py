@@ -23,7 +23,7 @@ from ..targets import qemu
 from ..core.exit_codes import COULD_NOT_TEST, FINDING, INTERRUPTED, NO_FINDING, USAGE
 from ..judge import gate
 from ..reports.render_summary import kernel_summary, render_summary
-from ..reports.report import ReportOptions, render, write_reports
+from ..reports.report import ReportOptions, load_input, render_given, write_given, write_reports
 from .arguments import REPO, default_cache, parser
 from .bisect import BisectError, Probe, bisect_debian, bisect_tree, bisection_record
 from ..kernels.build import BuildError, BuildRequest, KernelBuilder, snapshot_config
@@ -166,11 +166,16 @@ def summary_exit(summary: RunSummary, catalogue: Catalogue, also: gate.Gate | No
 
 
 def interrupted(stop: Interrupted, results_dir: Path, catalogue: Catalogue) -> Ended:
-    """Says what an interrupted run kept and what it did not; the exit code of Ctrl-C."""
+    """Says what an interrupted run kept and what it did not, with the summary and findings of the kernels that
+    finished (every unfinished one not tested); the exit code of Ctrl-C."""
     done = [r.kernel_id for r in stop.summary.results]
+    unfinished = [f"{kernel}: interrupted" for kernel in stop.summary.unfinished]
+    print(render_summary(stop.summary.results, catalogue, [*stop.summary.failures, *unfinished]), end="")
     print(f"interrupted: finished and kept in {results_dir}/: {', '.join(done) or 'none'}; "
           f"not finished: {', '.join(stop.summary.unfinished) or 'none'} (run again with --resume)", file=sys.stderr)
-    return Ended(INTERRUPTED, {"error": "interrupted", "kernels": kernel_documents(stop.summary.results, catalogue),
+    judged = gate.of_run(stop.summary.results, catalogue, [*stop.summary.failures, *unfinished])
+    return Ended(INTERRUPTED, {"error": "interrupted", **judged.document(),
+                               "kernels": kernel_documents(stop.summary.results, catalogue),
                                "unfinished": list(stop.summary.unfinished)})
 
 
@@ -226,14 +231,15 @@ def qa_command(args: argparse.Namespace) -> Ended:
 
 
 def report_command(args: argparse.Namespace) -> Ended:
-    options = ReportOptions(args.kcidb_origin, args.log_base_url)
-    catalogue = catalogue_of(args)
+    given = load_input(args.results, ReportOptions(args.kcidb_origin, args.log_base_url), catalogue_of(args))
     if args.format:
-        print(render(args.results, args.format, options, catalogue), end="")
-        return Ended(NO_FINDING)
-    for path in write_reports(args.results, options, catalogue):
-        print(path)
-    return Ended(NO_FINDING)
+        print(render_given(given, args.format), end="")
+    else:
+        for path in write_given(given):
+            print(path)
+    for why in given.unreadable:  # a kernel may be missing from every report: said on stderr, and exit 3
+        print(f"sigwake: could not be read: {why}", file=sys.stderr)
+    return Ended(COULD_NOT_TEST if given.unreadable else NO_FINDING, {"unreadable": given.unreadable})
 
 
 def fragments_of(args: argparse.Namespace) -> tuple[Path, ...]:

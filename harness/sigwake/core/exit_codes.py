@@ -23,7 +23,8 @@ MEANING = {
 TOOL_MEANING = {
     NO_FINDING: "done",
     USAGE: MEANING[USAGE],
-    COULD_NOT_TEST: "could not: a kernel or package could not be fetched or built, or there are no results",
+    COULD_NOT_TEST: "could not: a kernel or package could not be fetched or built, there are no results, or a "
+                    "stored result could not be read",
     INTERRUPTED: MEANING[INTERRUPTED],
 }
 

@@ -76,6 +76,11 @@ def of_run(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[s
     return Gate(findings(ordered, catalogue), [*unrun, *cases, *(not_tested or [])])
 
 
+def unread(unreadable: list[str]) -> list[str]:
+    """Stored files that could not be read, as what no one judged: a kernel may be missing from every report."""
+    return [f"could not be read: {why}" for why in unreadable]
+
+
 def of_steps(subject: str, first_changed: list[str], steps: list[Step]) -> Gate:
     """bisect: the answer is certain only when it names one candidate; every step whose kernel crashed, hung,
     split, splatted, refused, erred or showed a third verdict is a finding beside it, whatever it was marked."""

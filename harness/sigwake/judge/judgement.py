@@ -240,6 +240,14 @@ def flavour_differences(kernels: list[KernelResult]) -> list[Finding]:
     return [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
 
 
+def beside_cases(kernel: KernelResult, catalogue: Catalogue, flavours: list[Finding]) -> list[Finding]:
+    """What is found of a kernel beside its cases' own findings, as every report shows it on the kernel: its
+    own (the boot's end, the reports no case holds), its selftests', and where its flavour judges a case
+    otherwise than the generic kernel (`flavours`: flavour_differences of every kernel shown)."""
+    return (kernel_findings(kernel) + peer_findings(kernel, catalogue)
+            + [f for f in flavours if f.kernel_id == kernel.kernel_id])
+
+
 def shown(found: list[Finding], kernels: list[KernelResult]) -> list[str]:
     """The findings as a person reads them: each on its line, a kernel's lost cases on one (a crash loses many)."""
     lines = [str(f) for f in found if f.kind != "lost"]

@@ -7,7 +7,12 @@
 - A kernel report (a splat): one issue per title, as syzbot groups them (and per culprit: the kernel's code, or
   the tool's where the report is known to follow the emulator, QEMU's TCG); an incident on the test of the case
   it hit, or on sigwake.kernel_log where it hit none, and on the boot it ended.
-- An upstream selftest this machine cannot run as meant: an issue of the tool, an incident on its test.
+- A known bug's fix a kernel lacks (a "missing fix" or a regression) is an incident of that bug's issue too; a fix
+  a kernel has where it was not known is one with present false. A case a crash lost is an incident of the
+  report that ended the boot.
+- An upstream selftest this machine cannot run as meant: an issue of the tool, an incident on its test. One that
+  disagrees with its case, or never finished: an issue of its own, no culprit named.
+- A case a flavour judges otherwise than its generic kernel: an issue per case, an incident on the flavour's test.
 Every issue is version 1 and made from its id's facts alone: re-rendering gives the same issues."""
 
 from __future__ import annotations
@@ -61,6 +66,19 @@ def machine_lacks(lacking: str, origin: str) -> dict[str, Any]:
     return {"id": f"{origin}:machine_{_short_hash(lacking)}", "version": VERSION, "origin": origin,
             "comment": f"not comparable here: this machine lacks {lacking}",
             "culprit": {"code": False, "tool": True, "harness": False}}
+
+
+def peer_finding(program: str, test: str, origin: str) -> dict[str, Any]:
+    """An upstream selftest that disagrees with the case it is held to, or never finished: which of the two is
+    right is for a reader to say, so no culprit is named."""
+    return {"id": f"{origin}:peer_{_short_hash(f'{program}.{test}')}", "version": VERSION, "origin": origin,
+            "comment": f"the upstream selftest {program}: {test} and its sigwake case disagree, or it did not finish"}
+
+
+def flavour_difference(privilege: str, case: str, origin: str) -> dict[str, Any]:
+    """A case a kernel flavour (cloud, rt, 16k) judges otherwise than the generic kernel of its version."""
+    return {"id": f"{origin}:flavour_{_short_hash(f'{privilege}.{case}')}", "version": VERSION, "origin": origin,
+            "comment": f"a flavour judges {case} ({privilege}) otherwise than the generic kernel of its version"}
 
 
 def incident(issue: dict[str, Any], incident_id: str, on: dict[str, str], comment: str,

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from ..programs.catalogue import Catalogue
-from ..judge.gate import of_run
+from ..judge.gate import of_run, unread
 from ..judge.judgement import shown
 from ..judge.refused_passes import shown_passes
 from ..judge.peers import compare
@@ -76,7 +76,7 @@ def render_html(kernels: list[KernelResult], catalogue: Catalogue, unreadable: l
                     "href": f"{kernel.kernel_id}.json"})
             rows.append({"case": case, "cells": cells})
         passes.append({"privilege": privilege, "refused": refused, "rows": rows})
-    judged_run = of_run(ordered, catalogue)
+    judged_run = of_run(ordered, catalogue, unread(unreadable or []))
     splats = [{"kernel": k.kernel_id, "title": s.title, "kind": s.kind, "where": s.where(), "line": s.console_line,
                "fatal": s.fatal, "tainted": f"{s.tainted_before} → {s.tainted_after}" if s.tainted_after else "",
                "log": console_log_path(Path("."), k.kernel_id).name} for k in ordered for s in k.splats]

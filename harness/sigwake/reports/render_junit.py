@@ -5,16 +5,19 @@ any splat's report; a reproducer's error, or a case the target never ran, an err
 unsupported is skipped; a known failure of the kernel is written as pytest writes
 an xfail (`<skipped type="pytest.xfail">`), so CI readers count it as such. A pass
 the kernel refused whole is one skipped test case, "refused whole", that says how
-many cases and why (refused_passes.py). A test case's time is its run's, where
-known; a pass's suite's the time the pass took in the target."""
+many cases and why (refused_passes.py). Each kernel's own suite has its boot (none
+for the host's running kernel) and a failure per finding beside its cases; a
+result file that could not be read is an error. A test case's time is its run's,
+where known; a pass's suite's the time the pass took in the target, its timestamp
+its first run's start."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
 from ..programs.catalogue import Catalogue
-from ..judge.judgement import (BOOT_ENDINGS, Finding, Judged, Outcome, flavour_differences, kernel_findings, peer_findings,
-                               splats_of, untested)
+from ..judge.judgement import (BOOT_ENDINGS, Finding, Judged, Outcome, beside_cases, flavour_differences, splats_of,
+                               untested)
 from ..judge.refused_passes import shown_passes
 from ..core.model import KernelResult
 from .report_input import Format
@@ -47,23 +50,25 @@ def kernel_suite(root: ET.Element, kernel: KernelResult, found: list[Finding]) -
     suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/kernel", timestamp=kernel.started(),
                           hostname=kernel.runner.mode)
     _properties(suite, kernel)
-    boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}")
-    if kernel.boot.seconds is not None:
-        boot.set("time", f"{kernel.boot.seconds:.3f}")
     ended = [f for f in found if f.kind in BOOT_ENDINGS]
     why = untested(kernel)
-    if why is not None:
-        ET.SubElement(boot, "error", message=why, type="not tested").text = why
-    elif ended:
-        ET.SubElement(boot, "failure", message=f"{ended[0].kind}: {ended[0].text}", type=ended[0].kind).text = \
-            "\n".join(f"{f.kind}: {f.text}" for f in ended)
+    booted = kernel.runner.mode != "native"  # the host's running kernel: nothing booted it
+    if booted:
+        boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}")
+        if kernel.boot.seconds is not None:
+            boot.set("time", f"{kernel.boot.seconds:.3f}")
+        if why is not None:
+            ET.SubElement(boot, "error", message=why, type="not tested").text = why
+        elif ended:
+            ET.SubElement(boot, "failure", message=f"{ended[0].kind}: {ended[0].text}", type=ended[0].kind).text = \
+                "\n".join(f"{f.kind}: {f.text}" for f in ended)
     others = [f for f in found if f.kind not in BOOT_ENDINGS]
     for number, finding in enumerate(others, start=1):
         element = ET.SubElement(suite, "testcase", name=f"{finding.kind} {number}", classname=f"sigwake.{kernel.kernel_id}")
         ET.SubElement(element, "failure", message=f"{finding.kind}: {finding.text}", type=finding.kind).text = finding.text
-    suite.set("tests", str(1 + len(others)))
-    suite.set("failures", str(len(others) + (1 if ended and why is None else 0)))
-    suite.set("errors", str(1 if why is not None else 0))
+    suite.set("tests", str(int(booted) + len(others)))
+    suite.set("failures", str(len(others) + (1 if booted and ended and why is None else 0)))
+    suite.set("errors", str(1 if booted and why is not None else 0))
     suite.set("skipped", "0")
 
 
@@ -92,16 +97,25 @@ def _case(suite: ET.Element, kernel: KernelResult, judged: Judged, counts: dict[
         counts["skipped"] += 1
 
 
-def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
+def render_junit(kernels: list[KernelResult], catalogue: Catalogue, unreadable: list[str] | None = None) -> str:
+    """`unreadable`: stored result files that could not be read, each an error (a kernel nobody judged)."""
     root = ET.Element("testsuites", name="sigwake")
+    if unreadable:
+        suite = ET.SubElement(root, "testsuite", name="unreadable results", tests=str(len(unreadable)),
+                              failures="0", errors=str(len(unreadable)), skipped="0")
+        for number, why in enumerate(unreadable, start=1):
+            element = ET.SubElement(suite, "testcase", name=f"result file {number}", classname="sigwake.results")
+            ET.SubElement(element, "error", message=why, type="unreadable").text = why
     flavours = flavour_differences(kernels)
     for kernel in kernels:
-        kernel_suite(root, kernel, kernel_findings(kernel) + peer_findings(kernel, catalogue)
-                     + [f for f in flavours if f.kernel_id == kernel.kernel_id])
+        kernel_suite(root, kernel, beside_cases(kernel, catalogue, flavours))
         for shown in shown_passes(kernel, catalogue):
+            # the pass's own start where its runs have one (its first run's), else the kernel's
+            starts = [j.case.started_at for j in (*shown.cases, *(shown.refused.skipped if shown.refused else ()))
+                      if j.case.started_at]
             suite = ET.SubElement(root, "testsuite", name=f"{kernel.kernel_id}/{shown.privilege}",
                                   tests=str(len(shown.cases) + (1 if shown.refused else 0)),
-                                  timestamp=kernel.started(), hostname=kernel.runner.mode)
+                                  timestamp=min(starts) if starts else kernel.started(), hostname=kernel.runner.mode)
             if (seconds := kernel.boot.pass_seconds.get(shown.privilege)) is not None:
                 suite.set("time", f"{seconds:.3f}")
             _properties(suite, kernel)
@@ -119,4 +133,4 @@ def render_junit(kernels: list[KernelResult], catalogue: Catalogue) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-FORMAT = Format("junit", 4, lambda given: {"junit.xml": render_junit(given.kernels, given.catalogue)})
+FORMAT = Format("junit", 4, lambda given: {"junit.xml": render_junit(given.kernels, given.catalogue, given.unreadable)})

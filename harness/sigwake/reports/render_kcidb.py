@@ -5,15 +5,18 @@ a test per privilege pass and case (path `sigwake.<pass>.<case>`), the upstream
 selftests under kselftest's own paths (`kselftest.perf_events.<program>.<test>`:
 their own result, and in misc the case they are compared with and whether they
 agree), and the issues and incidents of kcidb_issues.py: each known bug with the
-tests that fail as known, each kernel report with the test it hit. A pass the
-kernel refused whole is one SKIP test at `sigwake.<pass>` (refused_passes.py). A test's
-log_excerpt is its own console lines (a crashed boot's from the report's first
-line; head and tail where longer than the schema takes), its start_time its own
-run's where the target gave a clock (a native run's own clock; a guest's, the
-boot's start plus the kernel log's clock; a selftest's, its program's), else none. log_url is the console log's under --log-base-url (without it,
-none: a file:// URL means nothing to a dashboard; misc names the file). Ids are `<origin>:...`, made from what identifies each
-object, so a re-render gives the same ids. What `kcidb-submit` takes; strictly
-inside the schema.
+tests that fail as known or lack its fix, each kernel report with the test it hit
+(and the cases lost to a crash), each selftest finding and each flavour difference
+on its test. A pass the kernel refused whole is one SKIP test at
+`sigwake.<pass>.refused-whole` (refused_passes.py). A test's log_excerpt is its own
+console lines (a crashed boot's from the report's first line; head and tail where
+longer than the schema takes), its start_time its own run's where the target gave a
+clock (a native run's own clock; a guest's, the boot's start plus the kernel log's
+clock; a selftest's, its program's), else none. log_url is the console log's under
+--log-base-url (without it, none: a file:// URL means nothing to a dashboard; misc
+names the file). Ids are `<origin>:...`, made from what identifies each object, so
+a re-render gives the same ids. What `kcidb-submit` takes; strictly inside the
+schema.
 
 Status mapping (Outcome -> KCIDB):
   pass -> PASS     the behaviour of a kernel with every known fix
@@ -35,6 +38,7 @@ from typing import Any
 
 from ..core.model import KernelResult, ReproResult, Splat
 from ..judge import expectations
+from ..judge.flavours import flavour_findings
 from ..judge.judgement import BOOT_ENDINGS, Judged, Outcome, kernel_findings, splats_of, untested
 from ..judge.refused_passes import RefusedPass, shown_passes
 from ..judge.peers import PeerComparison, compare
@@ -122,7 +126,7 @@ def _kernel_log_test(kernel: KernelResult, outside: list[Splat], origin: str, bu
                      links: dict[str, str]) -> dict[str, Any]:
     """The kernel's reports no case test holds (during the boot, between cases, during a selftest, in a program
     that reported no case), as a test of their own: a FAIL the dashboard counts as a test, not a second boot.
-    It starts when the kernel printed the first of them, where its boot and its log give a clock."""
+    It starts when the kernel printed the first of them, where its one boot and its log give a clock."""
     test: dict[str, Any] = {
         "id": f"{build_id}:kernel_log", "origin": origin, "build_id": build_id, "path": "sigwake.kernel_log",
         "status": "FAIL", **links,
@@ -130,7 +134,9 @@ def _kernel_log_test(kernel: KernelResult, outside: list[Splat], origin: str, bu
         "log_excerpt": bounded("\n\n".join(s.report for s in outside)), "environment": _environment(kernel, "kernel"),
         "misc": {"reports": [f"{s.title} ({s.where()})" for s in outside]}}
     stamps = [s.printk_s for s in outside if s.printk_s is not None]
-    if kernel.boot.started_at and stamps:  # the first report's: the boot's start plus the kernel log's clock
+    # the first report's: the boot's start plus the kernel log's clock; with fresh boots after a crash, a report's
+    # clock may be a later boot's, whose start is not kept
+    if kernel.boot.started_at and stamps and kernel.boot.boots == 1:
         first = datetime.datetime.fromisoformat(kernel.boot.started_at) + datetime.timedelta(seconds=min(stamps))
         test["start_time"] = first.isoformat(timespec="milliseconds")
     return test
@@ -226,6 +232,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
     checkouts: dict[str, dict[str, Any]] = {}
     issues: dict[str, dict[str, Any]] = {}
     builds, tests, incidents = [], [], []
+    flavours = flavour_findings(kernels)
     for kernel in kernels:
         checkout = kcidb_sources.checkout(kernel, origin)
         if (seen := checkouts.setdefault(checkout["id"], checkout)) is not checkout:
@@ -245,13 +252,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
                 test = _case_test(judged, origin, build["id"], links, console)
                 tests.append(test)
                 by_case[(judged.case.privilege, judged.name)] = test["id"]
-                if judged.outcome is not Outcome.XFAIL:
-                    continue
-                row = expectations.applying(catalogue, judged.name, judged.case.privilege, kernel.origin.kind)
-                if row is not None:
-                    issue = issues.setdefault(*_keyed(kcidb_issues.known_bug(row, origin)))
-                    incidents.append(kcidb_issues.incident(issue, f"{test['id']}:known", {"test_id": test["id"]},
-                                                           judged.why))
+                incidents += _case_incidents(judged, test["id"], catalogue, origin, issues)
         outside = [s for s in kernel.splats if (s.privilege or "", s.case or "") not in by_case]
         kernel_log = _kernel_log_test(kernel, outside, origin, build["id"], links) if outside else None
         tests += [kernel_log] if kernel_log else []
@@ -270,8 +271,36 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
                 issue = issues.setdefault(*_keyed(kcidb_issues.machine_lacks(c.lacking, origin)))
                 incidents.append(kcidb_issues.incident(issue, f"{test['id']}:lacking", {"test_id": test["id"]},
                                                        c.word))
+            elif c.finding is not None:  # it disagrees with its case, or never finished: a finding
+                issue = issues.setdefault(*_keyed(kcidb_issues.peer_finding(c.peer.program, c.peer.test, origin)))
+                incidents.append(kcidb_issues.incident(issue, f"{test['id']}:finding", {"test_id": test["id"]},
+                                                       c.finding))
+        for f in flavours:  # a case this flavour judges otherwise than its generic kernel does
+            if f.kernel_id == kernel.kernel_id and (hit := by_case.get((f.privilege, f.case))) is not None:
+                issue = issues.setdefault(*_keyed(kcidb_issues.flavour_difference(f.privilege, f.case, origin)))
+                incidents.append(kcidb_issues.incident(issue, f"{hit}:flavour", {"test_id": hit}, str(f)))
     return {"version": SCHEMA_VERSION, "checkouts": list(checkouts.values()), "builds": builds, "tests": tests,
             "issues": list(issues.values()), "incidents": incidents}
+
+
+def _case_incidents(judged: Judged, test_id: str, catalogue: Catalogue, origin: str,
+                    issues: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The issues a case's test shows: the known bug its expectation names, whether it failed as known or
+    differs from it (present unless the kernel behaves as one with the fix), and for a case a crash lost, the
+    report that ended the boot."""
+    kernel, case = judged.kernel, judged.case
+    found = []
+    if judged.outcome is Outcome.XFAIL or judged.finding == "difference":
+        row = expectations.applying(catalogue, judged.name, case.privilege, kernel.origin.kind)
+        if row is not None:
+            issue = issues.setdefault(*_keyed(kcidb_issues.known_bug(row, origin)))
+            known = kcidb_issues.incident(issue, f"{test_id}:known", {"test_id": test_id}, judged.why)
+            found.append(dict(known, present=case.verdict is not row.after))
+    fatal = next((s for s in kernel.splats if s.fatal), None)
+    if judged.finding == "lost" and fatal is not None:
+        issue = issues.setdefault(*_keyed(kcidb_issues.splat_issue(fatal, kernel.runner, origin)))
+        found.append(kcidb_issues.incident(issue, f"{test_id}:lost", {"test_id": test_id}, judged.why))
+    return found
 
 
 def _keyed(issue: dict[str, Any]) -> tuple[str, dict[str, Any]]:

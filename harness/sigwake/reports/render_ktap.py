@@ -1,11 +1,14 @@
-"""KTAP (Documentation/dev-tools/ktap.rst), one document per kernel: a subtest per
-privilege pass, a result per case. A known failure of the kernel is `not ok ... #
+"""KTAP (Documentation/dev-tools/ktap.rst), one document per kernel: first the
+kernel's own subtest (its boot, and a `not ok` per finding beside its cases), then a
+subtest per privilege pass, a result per case. A known failure of the kernel is `not ok ... #
 XFAIL` (kunit_parser, which knows only SKIP, falls back to "not ok" as ktap.rst
 says a reader should: a failure, never a pass), an unsupported case `ok ... # SKIP`,
 a difference from what is known `not ok`, a reproducer's failure `not ok ... #
 ERROR`, a case the boot never reached `not ok ... # TIMEOUT` or `# ERROR`. A pass
 the kernel refused whole is one `ok 1 refused-whole # SKIP` line (refused_passes.py),
-and a pass where nothing ran is `ok N <pass> # SKIP`. kselftest itself writes `ok #
+a pass where nothing ran is `ok N <pass> # SKIP`, and a pass whose only failures are
+known is `ok`, as the gate reads it (its known failures each `not ok` inside; a
+parser that counts nested results still counts them). kselftest itself writes `ok #
 XFAIL`, which kunit_parser reads as a pass. Every line is at most LINE_MAX
 characters: a directive's words are cut short (the whole said in a diagnostic
 above it) and a long diagnostic (evidence such as record_types) is said as a
@@ -16,15 +19,16 @@ from __future__ import annotations
 import textwrap
 
 from ..core.model import KernelResult
-from ..judge.judgement import Judged, Outcome
+from ..judge.judgement import BOOT_ENDINGS, Finding, Judged, Outcome, beside_cases, flavour_differences, untested
 from ..judge.refused_passes import ShownPass, shown_passes
 from ..programs.catalogue import Catalogue
-from .report_input import Format
+from .report_input import Format, ReportInput
 
 INDENT = "    "
 LINE_MAX = 200
 DIRECTIVE_MAX = 100  # the words after a directive; the rest is in the diagnostic above
 REFUSED = "refused-whole"  # the result line of a pass refused whole: no case's name (they have no '-')
+KERNEL = "kernel"  # the kernel's own subtest, before the passes: its boot and its findings beside the cases
 
 
 def _clean(text: str) -> str:
@@ -102,8 +106,10 @@ def _pass_lines(number: int, shown: ShownPass) -> list[str]:
     outcomes = [j.outcome for j in shown.cases]
     if any(o in (Outcome.FAIL, Outcome.ERROR, Outcome.MISS) for o in outcomes):
         lines.append(f"not ok {number} {shown.privilege}")
-    elif Outcome.XFAIL in outcomes:
-        lines.append(f"not ok {number} {shown.privilege} # XFAIL {outcomes.count(Outcome.XFAIL)} known failures")
+    elif Outcome.XFAIL in outcomes:  # each is not ok above; the pass, as the gate, has no finding
+        known = outcomes.count(Outcome.XFAIL)
+        lines += [f"# {shown.privilege}: {known} known failure{'s' if known > 1 else ''}, no finding",
+                  f"ok {number} {shown.privilege}"]
     elif all(o is Outcome.SKIP for o in outcomes):  # nothing ran: the whole pass was skipped
         lines.append(f"ok {number} {shown.privilege} # SKIP nothing ran" +
                      (f": {_short(_clean(shown.refused.short()))}" if shown.refused else ""))
@@ -112,7 +118,31 @@ def _pass_lines(number: int, shown: ShownPass) -> list[str]:
     return lines
 
 
-def render_ktap(kernel: KernelResult, catalogue: Catalogue) -> str:
+def _kernel_lines(kernel: KernelResult, found: list[Finding]) -> list[str]:
+    """The kernel's own subtest, first: its boot (a crash or hang that ended it fails it; the host's running
+    kernel was not booted) and a `not ok` per finding beside its cases (a report no case holds, a selftest that
+    disagrees, a flavour that differs), so the parser counts every finding the summary counts."""
+    ended = [f for f in found if f.kind in BOOT_ENDINGS]
+    others = [f for f in found if f.kind not in BOOT_ENDINGS]
+    lines = [INDENT + "KTAP version 1", f"{INDENT}# Subtest: {KERNEL}", f"{INDENT}1..{1 + len(others)}"]
+    why = untested(kernel)
+    lines += [line for f in ended for line in folded(f"# {f.kind}: {f.text}", INDENT)]
+    if kernel.runner.mode == "native":
+        lines.append(f"{INDENT}ok 1 boot # SKIP the host's running kernel: nothing booted it")
+    elif why is not None:
+        lines += [*folded(f"# not tested: {why}", INDENT), f"{INDENT}not ok 1 boot # ERROR {_short(_clean(why))}"]
+    else:
+        lines.append(f"{INDENT}{'not ok' if ended else 'ok'} 1 boot")
+    for number, finding in enumerate(others, start=2):
+        lines += folded(f"# {finding.kind}: {finding.text}", INDENT)
+        lines.append(f"{INDENT}not ok {number} {finding.kind}-{number - 1}")
+    failed = bool(others or ended or why is not None and kernel.runner.mode != "native")
+    return lines + [f"{'not ok' if failed else 'ok'} 1 {KERNEL}"]
+
+
+def render_ktap(kernel: KernelResult, catalogue: Catalogue, flavours: list[Finding] | None = None) -> str:
+    """`flavours`: flavour_differences of every kernel rendered beside this one (one kernel alone has none)."""
+    found = beside_cases(kernel, catalogue, flavours or [])
     passes = shown_passes(kernel, catalogue)
     origin = kernel.origin
     lines = ["KTAP version 1",
@@ -120,10 +150,15 @@ def render_ktap(kernel: KernelResult, catalogue: Catalogue) -> str:
                      f"{origin.package or origin.path or origin.kind} {origin.version or ''}".rstrip()),
              *folded(f"# boot: {kernel.boot.status}" + (f" ({kernel.boot.detail})" if kernel.boot.detail else "")),
              *(folded(f"# {kernel.runner.partial()}") if kernel.runner.cases else []),
-             f"1..{len(passes)}"]
-    for number, shown in enumerate(passes, start=1):
+             f"1..{1 + len(passes)}", *_kernel_lines(kernel, found)]
+    for number, shown in enumerate(passes, start=2):
         lines += _pass_lines(number, shown)
     return "\n".join(lines) + "\n"
 
 
-FORMAT = Format("ktap", 3, lambda given: {f"ktap/{k.kernel_id}.ktap": render_ktap(k, given.catalogue) for k in given.kernels})
+def _documents(given: ReportInput) -> dict[str, str]:
+    flavours = flavour_differences(given.kernels)
+    return {f"ktap/{k.kernel_id}.ktap": render_ktap(k, given.catalogue, flavours) for k in given.kernels}
+
+
+FORMAT = Format("ktap", 3, _documents)

@@ -9,7 +9,7 @@ from typing import Callable
 
 from ..judge import expectations
 from ..programs.catalogue import Catalogue
-from ..judge.gate import of_run
+from ..judge.gate import of_run, unread
 from ..judge.judgement import FINDING_KINDS, Finding, judged_cases, shown, unjudged, untested
 from ..judge.peers import compare
 from ..judge.refused_passes import RefusedPass, shown_passes
@@ -123,7 +123,7 @@ def render_matrix(results: list[KernelResult], catalogue: Catalogue, unreadable:
     ordered = sorted(results, key=KernelResult.order)
     failing = [{(j.case.privilege, j.name) for cases in judged_cases(result, catalogue).values() for j in cases
                 if j.finding is not None} for result in ordered]
-    judged = of_run(ordered, catalogue)
+    judged = of_run(ordered, catalogue, unread(unreadable or []))
     found = judged.findings
     privileges = list(dict.fromkeys(r.privilege for result in ordered for r in result.reproducers))
     lines = [

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..programs.catalogue import Catalogue
 from ..judge.expectations import HEADLINE
-from ..judge.gate import of_run
+from ..judge.gate import of_run, unread
 from ..judge.judgement import Outcome, judged_cases, shown
 from ..judge.refused_passes import shown_passes
 from ..core.model import KernelResult
@@ -52,7 +52,8 @@ def kernel_summary(kernel: KernelResult, catalogue: Catalogue) -> KernelSummary:
 
 
 def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested: list[str] | None = None) -> str:
-    """`not_tested`: kernels that never got as far as a result (could not be fetched or built)."""
+    """`not_tested`: kernels that never got as far as a result (could not be fetched or built), and stored
+    results that could not be read."""
     ordered = sorted(kernels, key=KernelResult.order)
     gate = of_run(ordered, catalogue, not_tested)
     lines = [f"finding: {line}" for line in shown(gate.findings, ordered)]
@@ -63,7 +64,7 @@ def render_summary(kernels: list[KernelResult], catalogue: Catalogue, not_tested
 
 
 def _summary(given: ReportInput) -> dict[str, str]:
-    return {"": render_summary(given.kernels, given.catalogue) + "".join(f"unreadable: {u}\n" for u in given.unreadable)}
+    return {"": render_summary(given.kernels, given.catalogue, unread(given.unreadable))}
 
 
 FORMAT = Format("summary", 1, _summary)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..core.atomic import atomic_write
 from ..programs.catalogue import Catalogue
-from .report_input import Format, ReportOptions, load_input
+from .report_input import Format, ReportInput, ReportOptions, load_input
 
-__all__ = ["FORMATS", "ReportOptions", "render", "write_reports"]
+__all__ = ["FORMATS", "ReportOptions", "load_input", "render", "render_given", "write_given", "write_reports"]
 
 
 def _formats() -> dict[str, Format]:
@@ -27,21 +27,28 @@ REGISTRY = _formats()
 FORMATS = tuple(REGISTRY)
 
 
-def render(results_dir: Path, fmt: str, options: ReportOptions, catalogue: Catalogue) -> str:
+def render_given(given: ReportInput, fmt: str) -> str:
     """One format as text (KTAP: every kernel's document, one after the other)."""
     if fmt not in REGISTRY:
         raise ValueError(f"no report format {fmt!r}; there are {', '.join(FORMATS)}")
-    return "".join(REGISTRY[fmt].render(load_input(results_dir, options, catalogue)).values())
+    return "".join(REGISTRY[fmt].render(given).values())
 
 
-def write_reports(results_dir: Path, options: ReportOptions, catalogue: Catalogue) -> list[Path]:
+def render(results_dir: Path, fmt: str, options: ReportOptions, catalogue: Catalogue) -> str:
+    return render_given(load_input(results_dir, options, catalogue), fmt)
+
+
+def write_given(given: ReportInput) -> list[Path]:
     """Every format's files beside the results (matrix.md, ktap/<kernel>.ktap, junit.xml,
     kcidb/submission.json, index.html: none a *.json at the top, which are the result files)."""
-    given = load_input(results_dir, options, catalogue)
     written = []
     for fmt in REGISTRY.values():
         for name, text in fmt.render(given).items():
             if name:
-                (results_dir / name).parent.mkdir(parents=True, exist_ok=True)
-                written.append(atomic_write(results_dir / name, text))
+                (given.results_dir / name).parent.mkdir(parents=True, exist_ok=True)
+                written.append(atomic_write(given.results_dir / name, text))
     return written
+
+
+def write_reports(results_dir: Path, options: ReportOptions, catalogue: Catalogue) -> list[Path]:
+    return write_given(load_input(results_dir, options, catalogue))
