@@ -4,7 +4,12 @@ to the bare boot (an init that powers off at once) of the same kernel, the uptim
 at which /init starts, the in-guest seconds of each privilege pass (every case up
 to --repeat times, adaptively: --agree), the slowest reproducers' in-guest
 milliseconds, and a bisection probe's boot (the headline case alone, as root, as
-`sigwake bisect` boots each step) against the bare boot.
+`sigwake bisect` boots each step) against the bare boot. Then the boot's profile
+(harness/sigwake/parse/boot_profile.py): QEMU to the kernel, the kernel to the
+init, the init's setup, each pass (its runs' CPU time and waiting, and the loop
+between them), the gaps between passes, what follows the last run, and the
+console's bytes, each part the median of the boots, summing to the boot; and the
+cases that wait longest.
 
     bench/boot_to_verdict.py [--boots N] [--repeat N] [--agree N] [--kernel SPEC ...]
 """
@@ -29,6 +34,7 @@ from sigwake.targets.options import RunOptions  # noqa: E402
 from sigwake.targets.registry import QemuTarget  # noqa: E402
 from sigwake.kernels.kernels import KernelCache, expand_specs  # noqa: E402
 from sigwake.core.progress import Progress  # noqa: E402
+from sigwake.parse.boot_profile import BootProfile, profile  # noqa: E402
 
 
 def median(values: list[float]) -> float:
@@ -70,8 +76,9 @@ def main() -> int:
                 uptime: list[float] = []
                 passes: dict[str, list[float]] = {}
                 per_case: dict[str, list[float]] = {}
+                profiles: list[BootProfile] = []
                 for _ in range(args.boots):
-                    run = target.run(built, config, Path(tmp) / "console.log")
+                    run = target.run(built, config, Path(tmp) / "full.console.log")
                     off = bare_target.run(built, config, Path(tmp) / "console.log")
                     probed = probe_target.run(probe_built, probe_config, Path(tmp) / "console.log")
                     if probed.boot.status == "ok":
@@ -80,6 +87,8 @@ def main() -> int:
                         print(f"{kernel.id}: boot {run.boot.status}/{off.boot.status}: {run.boot.detail}")
                         break
                     full.append(run.boot.seconds or 0.0)
+                    profiles.append(profile((Path(tmp) / "full.console.log").read_text(errors="replace"),
+                                            run.boot.seconds or 0.0))
                     bare.append(off.boot.seconds or 0.0)
                     uptime.append(off.boot.init_uptime_ms)
                     for privilege, seconds in run.boot.pass_seconds.items():
@@ -98,7 +107,25 @@ def main() -> int:
                 slowest = sorted(per_case.items(), key=lambda kv: -median(kv[1]))[:6]
                 print("  slowest programs as root, ms per run: "
                       + ", ".join(f"{name} {median(v):.0f}" for name, v in slowest))
+                print_profile(profiles)
     return 0
+
+
+def print_profile(profiles: list[BootProfile]) -> None:
+    """Each part's median over the boots (so the medians need not sum exactly; each boot's parts do), each
+    pass split into its runs' CPU and waiting and the loop between them, and the cases that wait longest."""
+    parts = {name: median([p.parts().get(name, 0.0) for p in profiles]) for name in profiles[0].parts()}
+    print(f"  profile, seconds (median of {len(profiles)} boots; a boot's parts sum to it): "
+          + ", ".join(f"{name} {seconds:.2f}" for name, seconds in parts.items()))
+    for privilege in profiles[0].passes:
+        times = [p.passes[privilege] for p in profiles if privilege in p.passes]
+        print(f"    {privilege}: runs {median([t.runs_s for t in times]):.2f} (CPU {median([t.cpu_s for t in times]):.2f}, "
+              f"waiting {median([t.runs_s - t.cpu_s for t in times]):.2f}), loop between runs "
+              f"{median([t.loop_s for t in times]):.2f}")
+    waiting = {case: median([p.cases[case].waiting_s for p in profiles if case in p.cases]) for case in profiles[0].cases}
+    longest = sorted(waiting.items(), key=lambda kv: -kv[1])[:8]
+    print("    longest waits, s per boot: " + ", ".join(f"{case} {seconds:.2f}" for case, seconds in longest))
+    print(f"    console: {median([float(p.console_bytes) for p in profiles]):.0f} bytes")
 
 
 if __name__ == "__main__":
