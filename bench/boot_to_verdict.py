@@ -119,10 +119,13 @@ def print_profile(profiles: list[BootProfile]) -> None:
           + ", ".join(f"{name} {seconds:.2f}" for name, seconds in parts.items()))
     for privilege in profiles[0].passes:
         times = [p.passes[privilege] for p in profiles if privilege in p.passes]
-        print(f"    {privilege}: runs {median([t.runs_s for t in times]):.2f} (CPU {median([t.cpu_s for t in times]):.2f}, "
-              f"waiting {median([t.runs_s - t.cpu_s for t in times]):.2f}), loop between runs "
+        cpu = [t.cpu_s for t in times if t.cpu_s is not None]
+        split = (f"CPU {median(cpu):.2f}, waiting {median([t.runs_s - c for t, c in zip(times, cpu)]):.2f}"
+                 if len(cpu) == len(times) else "CPU not said")
+        print(f"    {privilege}: runs {median([t.runs_s for t in times]):.2f} ({split}), loop between runs "
               f"{median([t.loop_s for t in times]):.2f}")
-    waiting = {case: median([p.cases[case].waiting_s for p in profiles if case in p.cases]) for case in profiles[0].cases}
+    waiting = {case: median([w for p in profiles if case in p.cases and (w := p.cases[case].waiting_s) is not None])
+               for case in profiles[0].cases}
     longest = sorted(waiting.items(), key=lambda kv: -kv[1])[:8]
     print("    longest waits, s per boot: " + ", ".join(f"{case} {seconds:.2f}" for case, seconds in longest))
     print(f"    console: {median([float(p.console_bytes) for p in profiles]):.0f} bytes")

@@ -166,7 +166,7 @@ def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Na
     dest = args.out / f"{series}-{arch}"
     dest.mkdir(parents=True, exist_ok=True)
     logs = work / f"{series}-{arch}{'-' + args.detector if args.detector else ''}"  # two runs at once boot apart
-    known = boot(image, initrd, (), arch, logs.with_suffix(".types.log"), args.wait, args.cpus)
+    known = boot(image, initrd, (), arch, logs.parent / f"{logs.name}.types.log", args.wait, args.cpus)
     listed = next((line for line in known.splitlines() if "sigwake-golden: types" in line), "")
     for crash in args.types:
         if crash not in listed.split() or (arch != "amd64" and crash in X86_ONLY):
@@ -178,7 +178,7 @@ def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Na
         # nmi_watchdog=panic: a hard lockup panics (the locked CPU holds the init, which can never power off)
         append = (f"sigwake.lkdtm={crash}", f"sigwake.wait={args.wait}", "rcupdate.rcu_cpu_stall_timeout=3",
                   *(("nmi_watchdog=panic",) if args.hardlockup else ()))
-        console = boot(image, initrd, append, arch, logs.with_suffix(".boot.log"), args.wait, args.cpus)
+        console = boot(image, initrd, append, arch, logs.parent / f"{logs.name}.boot.log", args.wait, args.cpus)
         at = console.find(MARK + crash)
         if at < 0:
             print(f"{series} {arch}: {crash}: the guest never provoked it; console kept whole")

@@ -11,10 +11,12 @@ from sigwake.parse.console import frame_line
 TOKEN = "ab" * 8
 
 
-def run(case: str, privilege: str, start: float, end: float, wall_us: int, cpu_us: int, number: int) -> list[str]:
+def run(case: str, privilege: str, start: float, end: float, wall_us: int, cpu_us: int | None,
+        number: int) -> list[str]:
     return [f"# sigwake.start={case}", f"# sigwake.case={case}", f"# sigwake.printk_start={start:.6f}",
             "    KTAP version 1", "    1..1", "    # verdict=delivered", f"    ok 1 {case}",
-            f"# sigwake.duration_us={wall_us}", f"# sigwake.cpu_us={cpu_us}", "# sigwake.exit=0",
+            f"# sigwake.duration_us={wall_us}", *([f"# sigwake.cpu_us={cpu_us}"] if cpu_us is not None else []),
+            "# sigwake.exit=0",
             f"# sigwake.printk_end={end:.6f}", f"ok {number} {case}.{case} [{privilege} run 1]"]
 
 
@@ -44,3 +46,13 @@ def test_the_parts_sum_to_the_boot_and_each_is_where_its_seconds_went() -> None:
 def test_a_boot_without_the_kernel_logs_clock_is_all_unaccounted() -> None:
     payloads = ["KTAP version 1", "# sigwake.init_uptime_ms=2000", "1..0", "# sigwake.done=0"]
     assert profile(console(payloads), total_s=9.0).parts() == {"unaccounted (no kernel-log clock)": 9.0}
+
+
+def test_a_run_that_did_not_say_its_cpu_time_leaves_its_waiting_unknown() -> None:
+    payloads = ["KTAP version 1", "# sigwake.init_uptime_ms=2000", "1..2", "# sigwake.pass=root",
+                *run("watermark_sigio", "root", 3.0, 4.5, 1_200_000, None, 1),
+                *run("watermark_poll", "root", 5.0, 6.0, 900_000, 100_000, 2), "# sigwake.done=2"]
+    found = profile(console(payloads), total_s=15.0)
+    assert found.passes["root"].cpu_s is None and found.cases["root/watermark_sigio"].waiting_s is None
+    assert found.cases["root/watermark_poll"].waiting_s == pytest.approx(0.8)
+    assert sum(found.parts().values()) == pytest.approx(15.0)  # the parts are known all the same

@@ -16,6 +16,7 @@ import pytest
 import kcidb_reader
 from sigwake.core.model import BootRecord, KernelResult, Origin, Runner, Splat
 from sigwake.core.verdicts import Verdict
+from sigwake.judge.flavours import flavour_findings
 from sigwake.parse.console import frame_line
 from sigwake.programs.catalogue import Catalogue
 from sigwake.reports.kcidb_sources import debian_branch, debian_tag, token
@@ -165,6 +166,7 @@ def test_the_host_is_no_build_and_no_boot(tmp_path: Path, catalogue: Catalogue) 
     assert "natively" in case_test["environment"]["comment"]
     (incident,) = data["incidents"]
     assert incident["test_id"] == log["id"] and log["path"] == "sigwake.kernel_log"  # a report of no case, no boot
+    assert by_path["sigwake.run"]["status"] == "PASS" and "natively" in by_path["sigwake.run"]["log_excerpt"]
 
 
 def test_a_debian_kernel_is_its_upload_on_salsa() -> None:
@@ -241,6 +243,18 @@ def test_a_flavour_that_differs_and_a_case_a_crash_lost_are_incidents(tmp_path: 
     kcidb_reader.validate(data)
     flavour = [i for i in data["incidents"] if i["issue_id"].startswith("sigwake:flavour_")]
     assert [i["test_id"] for i in flavour] == [f"{build_id(cloud)}:root:watermark_sigio"]
+    # a case folded into a pass refused whole still gets its incident: on the refused pass's test
+    refusing = dataclasses.replace(cloud, reproducers=[*cloud.reproducers, case("watermark_sigio", Verdict.UNSUPPORTED,
+                                                                                "user-paranoid3", "EACCES")])
+    giving = dataclasses.replace(REGRESSED, reproducers=[*REGRESSED.reproducers,
+                                                         case("watermark_sigio", D, "user-paranoid3")])
+    refused = render_kcidb([giving, refusing], catalogue, tmp_path)
+    assert f"{build_id(refusing)}:user-paranoid3.refused-whole" in [
+        i["test_id"] for i in refused["incidents"] if i["issue_id"].startswith("sigwake:flavour_")]
+    # a run a crash cut off says nothing of the kernel: delivered twice and cut once is no flavour's difference
+    cut = dataclasses.replace(cloud, reproducers=[dataclasses.replace(
+        case("watermark_sigio", Verdict.FLAKY), runs={"delivered": 2, "boot-failed": 1})])
+    assert flavour_findings([dataclasses.replace(REGRESSED, reproducers=[case("watermark_sigio", D)]), cut]) == []
     fatal = Splat("bug", "BUG: unable to handle kernel NULL pointer dereference in f", 5, "BUG: ...", fatal=True,
                   privilege="root", case="watermark_sigio")
     lost = dataclasses.replace(REGRESSED, splats=[fatal], boot=dataclasses.replace(REGRESSED.boot, status="boot-failed"),

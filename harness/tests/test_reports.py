@@ -116,7 +116,12 @@ def test_ktap_says_the_kernels_own_findings_as_every_report_counts_them(catalogu
     assert len(results) == 1 + sum(f.kind != "crash" for f in beside) and any(f.kind == "crash" for f in beside)
     host = dataclasses.replace(OLD, runner=dataclasses.replace(OLD.runner, mode="native"),
                                boot=dataclasses.replace(OLD.boot, status="native"))
-    assert "    ok 1 boot # SKIP the host's running kernel: nothing booted it\nok 1 kernel\n" in render_ktap(host, catalogue)
+    assert "    ok 1 run\nok 1 kernel\n" in render_ktap(host, catalogue)  # nothing booted it: its run
+    hung = dataclasses.replace(host, boot=dataclasses.replace(host.boot, status="timeout", detail="killed at 600 s"))
+    assert "    not ok 1 run" in render_ktap(hung, catalogue)  # the host's run that did not end is no pass
+    (suite,) = [s for s in JUnitXml.fromstring(render_junit([hung], catalogue)) if s.name.endswith("/kernel")]
+    (run,) = list(suite)
+    assert run.name == "run" and not run.is_passed
 
 
 def test_ktap_lines_stay_short_and_long_evidence_is_folded(catalogue: Catalogue) -> None:

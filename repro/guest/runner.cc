@@ -28,9 +28,9 @@
 namespace sigwake {
 namespace {
 
-// The CPU time of every child this process has reaped (the reproducers, what they forked and reaped, the strays
-// swept after them): the difference across a run is what the run's processes ran, the rest of its wall time
-// they spent waiting (a deadline, a sleep, the scheduler).
+// The CPU time of every child this process has reaped (the reproducers and what they forked and reaped): the
+// difference across a run is what the run's processes ran; the rest of its wall time they spent waiting (a
+// deadline, a sleep, the scheduler), or less than none where its threads ran on several CPUs at once.
 long long children_cpu_us() {
   rusage usage{};
   check(getrusage(RUSAGE_CHILDREN, &usage) == 0, "getrusage(RUSAGE_CHILDREN)");
@@ -178,8 +178,9 @@ RunOutcome run_with_deadline(const std::vector<std::string>& argv, std::chrono::
     while (waitpid(pid, &status, 0) < 0) check(errno == EINTR, "waitpid(reproducer)");  // SIGKILLed: it ends
   }
   outcome.duration_us = (monotonic_ns() - start) / 1000;
+  // over the same window as duration_us: the program and what it reaped (strays swept next are no one's)
+  outcome.cpu_us = children_cpu_us() - cpu_before;
   outcome.strays = sweep_strays(Deadline(kSweepBudget));
-  outcome.cpu_us = children_cpu_us() - cpu_before;  // every process of the run is reaped by now
   outcome.exited = WIFEXITED(status);
   if (outcome.exited) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);

@@ -17,8 +17,8 @@ struct RunOutcome {
   bool exited = false;
   bool timed_out = false;  // killed at the deadline
   long long duration_us = 0;
-  long long cpu_us = 0;  // the CPU time its processes took (user and system), all of them reaped: the rest of
-  // duration_us they waited
+  long long cpu_us = 0;  // the CPU time its processes took (user and system) by the end of duration_us, the
+  // program and what it reaped: the rest of duration_us they waited
   int strays = 0;  // processes it left running after it ended, which the runner killed (strays.h)
 };
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.model import LOCAL, KernelResult
+from ..core.model import LOCAL, KernelResult, ReproResult
 from ..core.verdicts import Verdict
 
 
@@ -24,14 +24,25 @@ class FlavourFinding:
                 f"{self.generic_id} is {self.generic_verdict}")
 
 
-def judged(verdict: Verdict) -> bool:
-    """A verdict that says what the kernel did, in every run or in some of them."""
-    return verdict.is_kernel_verdict or verdict is Verdict.FLAKY
+KERNEL_WORDS = frozenset(str(v) for v in Verdict if v.is_kernel_verdict)
+
+
+def kernel_said(case: ReproResult) -> str | None:
+    """What the kernel did in a case, from the runs that say it: its verdict; for a split case, the one verdict
+    its runs gave where the others were not the kernel's to give (a run a crash cut off), else "flaky"; None
+    where no run says what the kernel did (a failed boot is reported as such)."""
+    if case.verdict.is_kernel_verdict:
+        return str(case.verdict)
+    if case.verdict is not Verdict.FLAKY:
+        return None
+    said = {word for word in case.runs if word in KERNEL_WORDS}
+    return next(iter(said)) if len(said) == 1 else str(Verdict.FLAKY) if said else None
 
 
 def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
     """Each case of a non-generic flavour whose kernel verdict differs from the generic kernel's of the
-    same architecture and package version, a split (flaky) one included. Kernels without a generic twin here
+    same architecture and package version, a split (flaky) one included, each as its kernel's runs said it
+    (kernel_said). Kernels without a generic twin here
     are not compared, and neither are verdicts that say nothing of the kernel's behaviour (a failed boot is
     reported as such). A local package file (--kernel FILE.deb) is nobody's twin: its version names no build."""
     archived = [r for r in results if r.origin.suite != LOCAL]
@@ -41,10 +52,9 @@ def flavour_findings(results: list[KernelResult]) -> list[FlavourFinding]:
         twin = generic.get((result.origin.arch, result.origin.version))
         if result.origin.flavour in (None, "generic") or twin is None:
             continue
-        theirs = {(c.privilege, c.name): c.verdict for c in twin.reproducers}
+        theirs = {(c.privilege, c.name): kernel_said(c) for c in twin.reproducers}
         for case in result.reproducers:
-            other = theirs.get((case.privilege, case.name))
-            if other is not None and other != case.verdict and judged(case.verdict) and judged(other):
-                found.append(FlavourFinding(result.kernel_id, twin.kernel_id, case.privilege, case.name,
-                                            str(case.verdict), str(other)))
+            other, ours = theirs.get((case.privilege, case.name)), kernel_said(case)
+            if other is not None and ours is not None and other != ours:
+                found.append(FlavourFinding(result.kernel_id, twin.kernel_id, case.privilege, case.name, ours, other))
     return found

@@ -240,6 +240,12 @@ def flavour_differences(kernels: list[KernelResult]) -> list[Finding]:
     return [Finding(f.kernel_id, "flavour", str(f)) for f in flavour_findings(kernels)]
 
 
+def whole_run(kernel: KernelResult) -> str:
+    """The test that stands for the kernel's whole run in every report, failed by a crash or hang and an error
+    when the kernel was not tested: its "boot", or for the host's own kernel, which nothing booted, its "run"."""
+    return "run" if kernel.runner.mode == "native" else "boot"
+
+
 def beside_cases(kernel: KernelResult, catalogue: Catalogue, flavours: list[Finding]) -> list[Finding]:
     """What is found of a kernel beside its cases' own findings, as every report shows it on the kernel: its
     own (the boot's end, the reports no case holds), its selftests', and where its flavour judges a case

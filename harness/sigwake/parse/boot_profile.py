@@ -11,8 +11,9 @@ as each run starts and ends. Every part is measured and named, so the parts sum 
   between     the passes' gaps (a pass's setup: perf_event_paranoid, the next pass's lists)
   after       the last run's end to the kernel's last line (the selftests, the power-off)
 
-A case's runs are split into CPU time (its processes', all reaped: # sigwake.cpu_us) and the rest of their wall
-time, which they spent waiting; console bytes are every byte the console carried."""
+A case's runs are split into CPU time (its processes', reaped by the run's end: # sigwake.cpu_us; unknown where
+a runner did not say it) and the rest of their wall time, which they spent waiting; console bytes are every
+byte the console carried."""
 
 from __future__ import annotations
 
@@ -24,21 +25,27 @@ from . import console, ktap
 STAMP = re.compile(r"^" + console.PRINTK_STAMP, re.M)
 
 
+def plus(a: float | None, b: float | None) -> float | None:
+    """A sum that is unknown once any part is."""
+    return None if a is None or b is None else a + b
+
+
 @dataclass(frozen=True)
 class CaseTime:
     wall_s: float  # its runs' wall time, summed
-    cpu_s: float  # what their processes ran
+    cpu_s: float | None  # what their processes ran (None: a run did not say)
 
     @property
-    def waiting_s(self) -> float:
-        return self.wall_s - self.cpu_s
+    def waiting_s(self) -> float | None:
+        """Wall time less CPU time: below zero where its threads ran on several CPUs at once."""
+        return None if self.cpu_s is None else self.wall_s - self.cpu_s
 
 
 @dataclass
 class PassTime:
     span_s: float  # its first run's start to its last run's end
     runs_s: float  # the runs' own wall time
-    cpu_s: float  # what their processes ran
+    cpu_s: float | None  # what their processes ran (None: a run did not say)
 
     @property
     def loop_s(self) -> float:
@@ -82,17 +89,17 @@ def profile(text: str, total_s: float) -> BootProfile:
     last_end = None
     for run in runs:
         start, end = run.printk_start or 0.0, run.printk_end or 0.0
-        wall, cpu = (run.duration_us or 0) / 1e6, (run.cpu_us or 0) / 1e6
+        wall, cpu = (run.duration_us or 0) / 1e6, None if run.cpu_us is None else run.cpu_us / 1e6
         span = found.passes.get(run.privilege)
         if span is None:
             found.between_s += start - last_end if last_end is not None else 0.0
             found.passes[run.privilege] = PassTime(end - start, wall, cpu)
         else:
             span.span_s, span.runs_s, span.cpu_s = span.span_s + end - (last_end or start), span.runs_s + wall, \
-                span.cpu_s + cpu
+                plus(span.cpu_s, cpu)
         last_end = end
         key = f"{run.privilege}/{run.case or run.program}"
         before = found.cases.get(key, CaseTime(0.0, 0.0))
-        found.cases[key] = CaseTime(before.wall_s + wall, before.cpu_s + cpu)
+        found.cases[key] = CaseTime(before.wall_s + wall, plus(before.cpu_s, cpu))
     found.after_s = guest_end - (last_end or 0.0)
     return found

@@ -5,8 +5,8 @@ any splat's report; a reproducer's error, or a case the target never ran, an err
 unsupported is skipped; a known failure of the kernel is written as pytest writes
 an xfail (`<skipped type="pytest.xfail">`), so CI readers count it as such. A pass
 the kernel refused whole is one skipped test case, "refused whole", that says how
-many cases and why (refused_passes.py). Each kernel's own suite has its boot (none
-for the host's running kernel) and a failure per finding beside its cases; a
+many cases and why (refused_passes.py). Each kernel's own suite has its boot (the host's
+running kernel, which nothing booted: its run) and a failure per finding beside its cases; a
 result file that could not be read is an error. A test case's time is its run's,
 where known; a pass's suite's the time the pass took in the target, its timestamp
 its first run's start."""
@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 
 from ..programs.catalogue import Catalogue
 from ..judge.judgement import (BOOT_ENDINGS, Finding, Judged, Outcome, beside_cases, flavour_differences, splats_of,
-                               untested)
+                               untested, whole_run)
 from ..judge.refused_passes import shown_passes
 from ..core.model import KernelResult
 from .report_input import Format
@@ -52,23 +52,21 @@ def kernel_suite(root: ET.Element, kernel: KernelResult, found: list[Finding]) -
     _properties(suite, kernel)
     ended = [f for f in found if f.kind in BOOT_ENDINGS]
     why = untested(kernel)
-    booted = kernel.runner.mode != "native"  # the host's running kernel: nothing booted it
-    if booted:
-        boot = ET.SubElement(suite, "testcase", name="boot", classname=f"sigwake.{kernel.kernel_id}")
-        if kernel.boot.seconds is not None:
-            boot.set("time", f"{kernel.boot.seconds:.3f}")
-        if why is not None:
-            ET.SubElement(boot, "error", message=why, type="not tested").text = why
-        elif ended:
-            ET.SubElement(boot, "failure", message=f"{ended[0].kind}: {ended[0].text}", type=ended[0].kind).text = \
-                "\n".join(f"{f.kind}: {f.text}" for f in ended)
+    boot = ET.SubElement(suite, "testcase", name=whole_run(kernel), classname=f"sigwake.{kernel.kernel_id}")
+    if kernel.boot.seconds is not None:
+        boot.set("time", f"{kernel.boot.seconds:.3f}")
+    if why is not None:
+        ET.SubElement(boot, "error", message=why, type="not tested").text = why
+    elif ended:
+        ET.SubElement(boot, "failure", message=f"{ended[0].kind}: {ended[0].text}", type=ended[0].kind).text = \
+            "\n".join(f"{f.kind}: {f.text}" for f in ended)
     others = [f for f in found if f.kind not in BOOT_ENDINGS]
     for number, finding in enumerate(others, start=1):
         element = ET.SubElement(suite, "testcase", name=f"{finding.kind} {number}", classname=f"sigwake.{kernel.kernel_id}")
         ET.SubElement(element, "failure", message=f"{finding.kind}: {finding.text}", type=finding.kind).text = finding.text
-    suite.set("tests", str(int(booted) + len(others)))
-    suite.set("failures", str(len(others) + (1 if booted and ended and why is None else 0)))
-    suite.set("errors", str(1 if booted and why is not None else 0))
+    suite.set("tests", str(1 + len(others)))
+    suite.set("failures", str(len(others) + (1 if ended and why is None else 0)))
+    suite.set("errors", str(1 if why is not None else 0))
     suite.set("skipped", "0")
 
 

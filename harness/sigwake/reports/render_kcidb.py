@@ -1,6 +1,6 @@
 """KCIDB, kernelci's common results database, schema v5.3, as KernelCI's dashboard
 reads it: a checkout per kernel source and a build per image (kcidb_sources.py),
-per build a `boot` test (none for the host's running kernel: nothing booted it),
+per build a `boot` test (for the host's running kernel, which nothing booted, `sigwake.run`),
 a test per privilege pass and case (path `sigwake.<pass>.<case>`), the upstream
 selftests under kselftest's own paths (`kselftest.perf_events.<program>.<test>`:
 their own result, and in misc the case they are compared with and whether they
@@ -30,16 +30,16 @@ not boot it at all."""
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from ..core.clock import on_kernel_clock
 from ..core.model import KernelResult, ReproResult, Splat
 from ..judge import expectations
 from ..judge.flavours import flavour_findings
-from ..judge.judgement import BOOT_ENDINGS, Judged, Outcome, kernel_findings, splats_of, untested
+from ..judge.judgement import BOOT_ENDINGS, Judged, Outcome, kernel_findings, splats_of, untested, whole_run
 from ..judge.refused_passes import RefusedPass, shown_passes
 from ..judge.peers import PeerComparison, compare
 from ..parse.console import FRAME
@@ -94,27 +94,29 @@ def _environment(kernel: KernelResult, privilege: str) -> dict[str, Any]:
 
 def _boot_excerpt(kernel: KernelResult, console: list[str], status: str) -> str:
     """A crashed boot from its fatal report's first line; a boot that ended otherwise badly its console's tail;
-    a good one the kernel's log up to the first framed line."""
+    a good one the kernel's log up to the first framed line (the host's run, which prints none: what ran)."""
     fatal = next((s for s in kernel.splats if s.fatal), None)
     if status != "PASS" and fatal is not None and console:
         return unwrapped(console[fatal.console_line - 1:])
     if status != "PASS":
         return kernel.boot.console_tail or ""
     first_frame = next((n for n, line in enumerate(console) if FRAME.search(line)), len(console))
-    return "\n".join(console[:first_frame])
+    booted = "\n".join(console[:first_frame])
+    return booted or f"the host's own kernel ran the cases natively (sigwake-run), {kernel.boot.seconds or 0:.1f} s"
 
 
 def _boot_test(kernel: KernelResult, origin: str, build: dict[str, Any], links: dict[str, str],
                console: list[str]) -> dict[str, Any]:
     ended = [f for f in kernel_findings(kernel) if f.kind in BOOT_ENDINGS]  # reports: sigwake.kernel_log
     status = "ERROR" if untested(kernel) is not None else "FAIL" if ended else "PASS"
+    name = whole_run(kernel)  # the host's run is no boot: a test the dashboard does not count as one
     test: dict[str, Any] = {
-        "id": f"{build['id']}:boot", "origin": origin, "build_id": build["id"], "path": "boot", "status": status,
+        "id": f"{build['id']}:{name}", "origin": origin, "build_id": build["id"],
+        "path": name if name == "boot" else f"sigwake.{name}", "status": status,
         **links, "comment": kernel.boot.detail or kernel.boot.status,
         "environment": _environment(kernel, "boot"),
         "misc": {"boot": kernel.boot.status, "boots": kernel.boot.boots, "findings": [str(f) for f in ended]}}
-    if kernel.boot.started_at:
-        test["start_time"] = kernel.boot.started_at
+    test["start_time"] = kernel.started()  # the boot's start, else when the run was recorded less its length
     if kernel.boot.seconds is not None:
         test["duration"] = kernel.boot.seconds
     if excerpt := _boot_excerpt(kernel, console, status):
@@ -137,8 +139,7 @@ def _kernel_log_test(kernel: KernelResult, outside: list[Splat], origin: str, bu
     # the first report's: the boot's start plus the kernel log's clock; with fresh boots after a crash, a report's
     # clock may be a later boot's, whose start is not kept
     if kernel.boot.started_at and stamps and kernel.boot.boots == 1:
-        first = datetime.datetime.fromisoformat(kernel.boot.started_at) + datetime.timedelta(seconds=min(stamps))
-        test["start_time"] = first.isoformat(timespec="milliseconds")
+        test["start_time"] = on_kernel_clock(kernel.boot.started_at, min(stamps))
     return test
 
 
@@ -242,12 +243,14 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
         build = kcidb_sources.build(kernel, origin, checkout["id"], log.name, links)
         builds.append(build)
         console = log.read_text(errors="replace").replace("\r", "").split("\n") if log.exists() else []
-        boot = _boot_test(kernel, origin, build, links, console) if kernel.runner.mode != "native" else None
-        tests += [boot] if boot else []
+        boot = _boot_test(kernel, origin, build, links, console)
+        tests.append(boot)
         by_case: dict[tuple[str, str], str] = {}
         for shown in shown_passes(kernel, catalogue):
             if shown.refused is not None:
-                tests.append(_refused_test(kernel, shown.refused, shown.cases, origin, build["id"], links))
+                refused = _refused_test(kernel, shown.refused, shown.cases, origin, build["id"], links)
+                tests.append(refused)
+                by_case.update({(j.case.privilege, j.name): refused["id"] for j in shown.refused.skipped})
             for judged in shown.cases:
                 test = _case_test(judged, origin, build["id"], links, console)
                 tests.append(test)
@@ -260,7 +263,7 @@ def render_kcidb(kernels: list[KernelResult], catalogue: Catalogue, results_dir:
             issue = issues.setdefault(*_keyed(kcidb_issues.splat_issue(splat, kernel.runner, origin)))
             hit = by_case.get((splat.privilege or "", splat.case or ""))
             on = [hit or (kernel_log or {}).get("id")]  # the case it hit, else the reports no case holds
-            if splat.fatal and boot is not None:  # and the boot it ended
+            if splat.fatal:  # and the boot (or the host's run) it ended
                 on.append(boot["id"])
             incidents += [kcidb_issues.incident(issue, f"{test_id}:splat{n}", {"test_id": test_id}, splat.where(),
                                                 kcidb_issues.splat_misc(splat)) for test_id in on if test_id]
@@ -290,17 +293,33 @@ def _case_incidents(judged: Judged, test_id: str, catalogue: Catalogue, origin: 
     report that ended the boot."""
     kernel, case = judged.kernel, judged.case
     found = []
-    if judged.outcome is Outcome.XFAIL or judged.finding == "difference":
-        row = expectations.applying(catalogue, judged.name, case.privilege, kernel.origin.kind)
-        if row is not None:
-            issue = issues.setdefault(*_keyed(kcidb_issues.known_bug(row, origin)))
-            known = kcidb_issues.incident(issue, f"{test_id}:known", {"test_id": test_id}, judged.why)
-            found.append(dict(known, present=case.verdict is not row.after))
-    fatal = next((s for s in kernel.splats if s.fatal), None)
-    if judged.finding == "lost" and fatal is not None:
-        issue = issues.setdefault(*_keyed(kcidb_issues.splat_issue(fatal, kernel.runner, origin)))
+    row = expectations.applying(catalogue, judged.name, case.privilege, kernel.origin.kind)
+    if row is not None and row.before is not row.after and (present := _bug_present(judged, catalogue)) is not None:
+        issue = issues.setdefault(*_keyed(kcidb_issues.known_bug(row, origin)))
+        known = kcidb_issues.incident(issue, f"{test_id}:known", {"test_id": test_id}, judged.why)
+        found.append(dict(known, present=present))
+    # a case a crash lost: the last boot's, whose end its reason names (an earlier boot's was carried on from)
+    fatal = [s for s in kernel.splats if s.fatal]
+    if judged.finding == "lost" and fatal and "Kernel panic" in judged.why:
+        issue = issues.setdefault(*_keyed(kcidb_issues.splat_issue(fatal[-1], kernel.runner, origin)))
         found.append(kcidb_issues.incident(issue, f"{test_id}:lost", {"test_id": test_id}, judged.why))
     return found
+
+
+def _bug_present(judged: Judged, catalogue: Catalogue) -> bool | None:
+    """Whether a case shows its known bug: yes where it failed as known, or lacks the fix (a missing fix, a
+    regression); no where it has the fix where none was known (an unexpected fix); None for anything else (a
+    third verdict, a pass, a finding of another kind)."""
+    if judged.outcome is Outcome.XFAIL:
+        return True
+    if judged.finding != "difference":
+        return None
+    kernel = judged.kernel
+    release = expectations.facts_release(kernel.release or "", kernel.kernel_version)
+    mismatch = expectations.check(catalogue, "", release, judged.name, judged.case.verdict, {},
+                                  judged.case.privilege, kernel.origin.kind)
+    return None if mismatch is None else {"missing fix": True, "regression": True, "unexpected fix": False}.get(
+        mismatch.kind)
 
 
 def _keyed(issue: dict[str, Any]) -> tuple[str, dict[str, Any]]:

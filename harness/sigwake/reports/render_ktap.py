@@ -19,7 +19,8 @@ from __future__ import annotations
 import textwrap
 
 from ..core.model import KernelResult
-from ..judge.judgement import BOOT_ENDINGS, Finding, Judged, Outcome, beside_cases, flavour_differences, untested
+from ..judge.judgement import (BOOT_ENDINGS, Finding, Judged, Outcome, beside_cases, flavour_differences, untested,
+                               whole_run)
 from ..judge.refused_passes import ShownPass, shown_passes
 from ..programs.catalogue import Catalogue
 from .report_input import Format, ReportInput
@@ -119,24 +120,22 @@ def _pass_lines(number: int, shown: ShownPass) -> list[str]:
 
 
 def _kernel_lines(kernel: KernelResult, found: list[Finding]) -> list[str]:
-    """The kernel's own subtest, first: its boot (a crash or hang that ended it fails it; the host's running
-    kernel was not booted) and a `not ok` per finding beside its cases (a report no case holds, a selftest that
+    """The kernel's own subtest, first: its boot (the host's running kernel, which nothing booted: its run; a
+    crash or hang that ended it fails it) and a `not ok` per finding beside its cases (a report no case holds, a selftest that
     disagrees, a flavour that differs), so the parser counts every finding the summary counts."""
     ended = [f for f in found if f.kind in BOOT_ENDINGS]
     others = [f for f in found if f.kind not in BOOT_ENDINGS]
     lines = [INDENT + "KTAP version 1", f"{INDENT}# Subtest: {KERNEL}", f"{INDENT}1..{1 + len(others)}"]
-    why = untested(kernel)
+    why, name = untested(kernel), whole_run(kernel)
     lines += [line for f in ended for line in folded(f"# {f.kind}: {f.text}", INDENT)]
-    if kernel.runner.mode == "native":
-        lines.append(f"{INDENT}ok 1 boot # SKIP the host's running kernel: nothing booted it")
-    elif why is not None:
-        lines += [*folded(f"# not tested: {why}", INDENT), f"{INDENT}not ok 1 boot # ERROR {_short(_clean(why))}"]
+    if why is not None:
+        lines += [*folded(f"# not tested: {why}", INDENT), f"{INDENT}not ok 1 {name} # ERROR {_short(_clean(why))}"]
     else:
-        lines.append(f"{INDENT}{'not ok' if ended else 'ok'} 1 boot")
+        lines.append(f"{INDENT}{'not ok' if ended else 'ok'} 1 {name}")
     for number, finding in enumerate(others, start=2):
         lines += folded(f"# {finding.kind}: {finding.text}", INDENT)
         lines.append(f"{INDENT}not ok {number} {finding.kind}-{number - 1}")
-    failed = bool(others or ended or why is not None and kernel.runner.mode != "native")
+    failed = bool(others or ended or why is not None)
     return lines + [f"{'not ok' if failed else 'ok'} 1 {KERNEL}"]
 
 

@@ -17,5 +17,6 @@ class Capture:
     silent_s: float = 0.0  # when killed for silence: how long the console had been quiet
     ended: str = ""  # how the target says the run ended, when that is not a process's exit (a lab's job state)
     target_failed: str = ""  # the target, not the kernel, ended it: QEMU killed or stopped from outside
-    started: float | None = None  # when the target started the kernel (seconds since the epoch): where its
-    # console's kernel log clock counts from, within the firmware's time; None where no target says
+    started: float | None = None  # when the target started the run (seconds since the epoch): a boot's, where its
+    # console's kernel log clock counts from, within the firmware's time; a native run's (whose runs say their
+    # own clock); None where no target says

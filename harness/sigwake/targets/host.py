@@ -27,7 +27,7 @@ def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> Kerne
             "--passes", ",".join(config.privileges), *(("--cases", ",".join(config.cases)) if config.cases else ()),
             *(a for name in sorted(binaries.peers) for a in ("--peer", str(binaries.peers[name]))),
             *(str(binaries.reproducers[name]) for name in programs)]
-    start = time.monotonic()
+    started, start = time.time(), time.monotonic()
     try:
         done = subprocess.run(argv, input=token + "\n", capture_output=True, text=True, timeout=timeout_s,
                               start_new_session=True)  # a terminal's Ctrl-C is the harness's to handle
@@ -37,8 +37,9 @@ def run_host(binaries: Binaries, config: RunOptions, console_log: Path) -> Kerne
         stderr, code, timed_out = "", None, True
     console_log.parent.mkdir(parents=True, exist_ok=True)
     console_log.write_text(stdout)
-    outcome = interpret(Capture(stdout, code, timed_out, time.monotonic() - start, stderr), token, programs,
-                        config.privileges, timeout_s, config.repeat, binaries.catalogue.cases_of(programs, config.cases))
+    capture = Capture(stdout, code, timed_out, time.monotonic() - start, stderr, started=started)
+    outcome = interpret(capture, token, programs, config.privileges, timeout_s, config.repeat,
+                        binaries.catalogue.cases_of(programs, config.cases))
     if outcome.boot.status == "ok":  # nothing booted: the host ran it
         outcome = dataclasses.replace(outcome, boot=dataclasses.replace(outcome.boot, status="native"))
     return outcome

@@ -5,11 +5,11 @@ hit. A boot that panics, hangs or prints no complete report becomes a recorded v
 from __future__ import annotations
 
 import dataclasses
-import datetime
 from dataclasses import dataclass, field
 
 from ..core.model import CUT_OFF, LOST_IN_TRANSPORT, NEVER_RAN, BootRecord, KernelResult, Origin, PeerResult, \
     ReproResult, Runner, Splat
+from ..core.clock import iso, on_kernel_clock
 from ..core.outcomes import now
 from ..core.verdicts import Verdict
 from ..parse import console, ktap, splats
@@ -129,20 +129,13 @@ def lost_near(boot: BootRead, around: list[tuple[int, int]], i: int) -> str:
     return f"{LOST_IN_TRANSPORT} (frames {', '.join(map(str, lost))})" if lost else ""
 
 
-def iso(epoch: float | None) -> str | None:
-    if epoch is None:
-        return None
-    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).isoformat(timespec="milliseconds")
-
-
 def run_started(boot: BootRead, run: ktap.ProgramRun | ktap.PeerRun) -> str | None:
     """When a run started: a native run's own clock (the harness's), else its boot's start plus the kernel log's
     clock as it started (early by the firmware's time before that clock runs); None where neither was given."""
     if run.clock_start is not None:
         return iso(run.clock_start)
-    if boot.outcome.started is None or run.printk_start is None:
-        return None
-    return iso(boot.outcome.started + run.printk_start)
+    started = iso(boot.outcome.started)
+    return None if started is None or run.printk_start is None else on_kernel_clock(started, run.printk_start)
 
 
 def case_runs(boot: BootRead) -> list[CaseRun]:
