@@ -1,6 +1,6 @@
 """The kernel reports real kernels print, read as syzbot reads them: each golden console under
 harness/tests/data/kernel-reports/ (bench/golden_reports.py: lkdtm and sigwake's lock provokers on Debian's
-6.1, 6.12 and 7.2 sources for amd64, 6.1 and 6.12 for arm64) holds the reports one provocation made, and the
+6.1, 6.12 and 7.2 sources for amd64 and arm64) holds the reports one provocation made, and the
 reader must find each once and title it as expected.json says, which was written from syzkaller's rules
 (docs/kernel-reports.md), not from what the reader said."""
 
