@@ -219,8 +219,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("bug", re.compile(r"\s*(?:Oops: )?(?P<what>invalid opcode|int3|divide error|divide_error): 0000"),
          lambda match, lines: f"{match['what'].replace('_', ' ')} in {faulting(lines)}"),
     Kind("lockup", re.compile(r"BUG: soft lockup"), lambda match, lines: f"BUG: soft lockup in {stalled(lines)}"),
-    # syzkaller has no hard lockup format: sigwake titles it as a soft lockup, by where its loop was entered
-    Kind("lockup", re.compile(r"Watchdog detected hard LOCKUP on cpu"),
+    # syzkaller has no hard lockup format: sigwake titles it as a soft lockup, by where its loop was entered.
+    # 6.12 says "Watchdog detected hard LOCKUP on cpu 0"; 7.x names the CPU that saw it first ("CPU0: ...")
+    Kind("lockup", re.compile(r"(?:CPU\d+: )?Watchdog detected hard LOCKUP on cpu"),
          lambda match, lines: f"BUG: hard lockup in {stalled(lines)}"),
     # 7.x says "blocked in I/O wait for more than" of a task in io_schedule()
     Kind("hung task", re.compile(r"INFO: task \S.* blocked (?:in I/O wait )?for more than \d+ seconds"), _hung,
