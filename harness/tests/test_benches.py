@@ -34,6 +34,16 @@ def test_boot_to_verdict_prints_its_figures_for_one_kernel(kernel_6_12: Kernel) 
     assert "bisection probe (watermark_sigio, root): " in done.stdout, done.stdout
 
 
+def test_run_cost_prints_a_runs_costs_and_a_boots_floor(kernel_6_12: Kernel) -> None:
+    spec = f"{kernel_6_12.origin.suite}:{kernel_6_12.origin.package}"
+    framed = Path(__file__).parent / "data" / "consoles" / "framed.log"  # a boot's console, real frames
+    done = bench("run_cost.py", "--kernel", spec, "--console", str(framed), timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"{kernel_6_12.id}: a run's process " in done.stdout and "the tracer's load" in done.stdout, done.stdout
+    assert "bare boot " in done.stdout, done.stdout
+    assert "framed.log: " in done.stdout and "its passes take at least" in done.stdout, done.stdout
+
+
 @pytest.mark.xdist_group("host-perf")  # every reproducer natively: with the other host tests (test_native.py)
 def test_soak_prints_its_table_natively() -> None:
     done = bench("soak.py", "--native", "2", "--guest", "0", timeout=300)
