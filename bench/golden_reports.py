@@ -14,8 +14,10 @@ the reader must give them are in expected.json, written by hand from syzkaller's
 
 With --kfence the build is lkdtm with KFENCE and no other detector (kernel-configs/kfence.config, as Debian
 ships KFENCE: without KASAN), and the types are KFENCE's. With --hardlockup the build is lkdtm with the buddy
-hard-lockup detector (kernel-configs/hardlockup.config: no PMU needed), booted with 2 CPUs, and the type is
-HARDLOCKUP.
+hard-lockup detector (kernel-configs/hardlockup.config: no PMU needed) and no KASAN, booted with 2 CPUs, and the
+types are those that need either: a CPU looping with interrupts off (HARDLOCKUP, and SMP_CALL_LOCKUP's
+cross-CPU call that never returns) and EXHAUST_STACK, whose overflow meets VMAP_STACK's guard page, which a
+build with KASAN drops. A kernel without the buddy detector (before 6.6) leaves HARDLOCKUP out alone.
 """
 
 from __future__ import annotations
@@ -42,17 +44,18 @@ DEBUG_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/
 KFENCE_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/kfence.config")
 KFENCE_TYPES = ("KFENCE_READ_AFTER_FREE",)
 HARDLOCKUP_FRAGMENTS = (REPO / "kernel-configs/lkdtm.config", REPO / "kernel-configs/hardlockup.config")
-HARDLOCKUP_TYPES = ("HARDLOCKUP",)
+HARDLOCKUP_TYPES = ("HARDLOCKUP", "SMP_CALL_LOCKUP", "EXHAUST_STACK")
+NEEDS_BUDDY = {"HARDLOCKUP"}  # the rest report without it: the caller's soft lockup, the guard page
 BUDDY = "CONFIG_HARDLOCKUP_DETECTOR_BUDDY="
 # The crash types provoked: every one of lkdtm's that needs nothing this host or these builds lack, and
 # sigwake's lockdep provokers. A type a kernel's lkdtm lacks is said and left out. Left out of lkdtm's:
 # HARDLOCKUP (no PMU, so no NMI watchdog: --hardlockup boots 2 CPUs with the buddy detector), SMP_CALL_LOCKUP
-# (one CPU), CORRUPT_PAC (arm64 pointer authentication), CFI_FORWARD_PROTO and CFI_BACKWARD (a clang CFI
+# (one CPU: --hardlockup), CORRUPT_PAC (arm64 pointer authentication), CFI_FORWARD_PROTO and CFI_BACKWARD (a clang CFI
 # build), STACKLEAK_ERASING (a GCC plugin), KFENCE_READ_AFTER_FREE (--kfence: no KFENCE beside reports.config's
 # KASAN), DOUBLE_FAULT (x86_32), PPC_SLB_MULTIHIT and WRITE_OPD (powerpc, ia64); those that report nothing (ATOMIC_TIMING, REFCOUNT_TIMING, REPORT_STACK,
 # REPORT_STACK_CANARY, SLAB_INIT_ON_ALLOC, BUDDY_INIT_ON_ALLOC, UNALIGNED_LOAD_STORE_WRITE); LOOP (SOFTLOCKUP's
-# report again, after END_S of waiting); EXHAUST_STACK: without VMAP_STACK's guard page (KASAN drops it unless
-# KASAN_VMALLOC) the overflow runs into hundreds of NULL dereferences, a spiral and not a report.
+# report again, after END_S of waiting); EXHAUST_STACK (--hardlockup): without VMAP_STACK's guard page (KASAN
+# drops it unless KASAN_VMALLOC) the overflow runs into hundreds of NULL dereferences, a spiral and not a report.
 TYPES = (
     "PANIC", "PANIC_STOP_IRQOFF", "BUG", "WARNING", "WARNING_MESSAGE", "EXCEPTION", "ACCESS_NULL",
     "ACCESS_USERSPACE", "WRITE_RO", "WRITE_RO_AFTER_INIT", "WRITE_KERN", "EXEC_DATA", "EXEC_STACK", "EXEC_KMALLOC",
@@ -130,7 +133,8 @@ def main() -> int:
     detector = parser.add_mutually_exclusive_group()
     detector.add_argument("--kfence", action="store_true", help="KFENCE's types, on a build with KFENCE alone")
     detector.add_argument("--hardlockup", action="store_true",
-                          help="a hard lockup, on a build with the buddy detector alone, booted with 2 CPUs")
+                          help="a hard lockup, a cross-CPU call that never returns and a stack overflow, on a "
+                          "build with the buddy detector and no KASAN, booted with 2 CPUs")
     args = parser.parse_args()
     if args.types == list(TYPES):
         args.types = list(KFENCE_TYPES if args.kfence else HARDLOCKUP_TYPES if args.hardlockup else TYPES)
@@ -151,16 +155,17 @@ def main() -> int:
             built = builder.build(BuildRequest(tree, fragments, (PROVOKERS,), arch=arch), progress)
             if built.warnings:
                 print(f"{series} {arch}: the tree dropped {built.warnings}")
+            types = args.types
             if args.hardlockup and any(w.startswith(BUDDY) for w in built.warnings):
-                print(f"{series} {arch}: no buddy hard-lockup detector in this build: left out")
-                unprovoked += 1
-                continue
+                print(f"{series} {arch}: no buddy hard-lockup detector in this build: {sorted(NEEDS_BUDDY)} left out")
+                types = [t for t in types if t not in NEEDS_BUDDY]
             image = bootable(builder, built, tree, arch, work / f"image-{arch}.log", progress)
-            unprovoked += provoke(series, arch, image, init_image(arch, cache.root, work, progress), args, work)
+            unprovoked += provoke(series, arch, image, init_image(arch, cache.root, work, progress), types, args, work)
     return 1 if unprovoked else 0
 
 
-def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Namespace, work: Path) -> int:
+def provoke(series: str, arch: str, image: Path, initrd: Path, types: list[str], args: argparse.Namespace,
+            work: Path) -> int:
     """Boots once per crash type; returns how many the guest never provoked."""
     never = 0
     dest = args.out / f"{series}-{arch}"
@@ -168,7 +173,7 @@ def provoke(series: str, arch: str, image: Path, initrd: Path, args: argparse.Na
     logs = work / f"{series}-{arch}{'-' + args.detector if args.detector else ''}"  # two runs at once boot apart
     known = boot(image, initrd, (), arch, logs.parent / f"{logs.name}.types.log", args.wait, args.cpus)
     listed = next((line for line in known.splitlines() if "sigwake-golden: types" in line), "")
-    for crash in args.types:
+    for crash in types:
         if crash not in listed.split() or (arch != "amd64" and crash in X86_ONLY):
             print(f"{series} {arch}: lkdtm has no {crash} here: left out")
             continue
