@@ -57,6 +57,9 @@ def main() -> int:
                              "no verdict (all equivalent, or failed to build or boot), one at a time")
     parser.add_argument("--shard", default="1/1", help="with --generate: K/N judges every N-th mutant from the "
                         "K-th, in its own tree (run N at once; a last run without --shard writes the whole score)")
+    parser.add_argument("--limit", type=int, default=None, metavar="N",
+                        help="with --generate: judge at most N mutants this run, then write the score of every "
+                             "record (0: judge none; a sample not yet whole says how many of its mutants have one)")
     parser.add_argument("--rejudge", action="append", default=[], metavar="VERDICT",
                         help="with --generate: judge again only the mutants recorded with this verdict (e.g. survived)")
     parser.add_argument("--tree-copy", type=int, default=None,
@@ -89,7 +92,7 @@ def main() -> int:
                                       records=args.records or folder / "records", shard=(k - 1, n),
                                       rejudge=tuple(args.rejudge), only=tuple(args.mutant), explained=explained,
                                       deepen=args.deepen, sample_size=args.sample, seed=args.seed,
-                                      judged_at=source_commit(REPO))
+                                      judged_at=source_commit(REPO), limit=args.limit)
             records = judged(records, explained, equivalents(MUTANTS / "blind-spots.tsv"))
             _, population = choose(generate(tree, folder / "patches", PATH, OPERATORS), args.per_group, args.sample,
                                    args.seed)

@@ -400,3 +400,26 @@ def test_a_sample_is_judged_in_its_seeds_random_order_and_each_record_names_the_
     random.Random(5).shuffle(drawn)
     assert len(drawn) == 4 and [a for a in asked if a != "unpatched"] == drawn
     assert {r.judged_at for r in records} == {"0123456789ab"} and len(records) == 4
+
+
+@pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
+def test_a_limited_run_judges_at_most_its_limit_and_a_sample_not_yet_whole_says_so(
+        tmp_path: Path, catalogue: Catalogue) -> None:
+    # A session's share of a long sample: limit 0 writes the score from the records alone.
+    from sigwake.commands.mutant_score import MutantRecord, Population, render, score_generated
+    tree, path, asked, fake_boot = killing_every_mutant(tmp_path)
+
+    def run(limit: int | None) -> list[str]:
+        asked.clear()
+        records = score_generated(FakeBuilder(), tree, (), FakeBinaries(catalogue),  # type: ignore[arg-type]
+                                  RunOptions(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
+                                  boot=fake_boot, sample_size=4, seed=5, limit=limit)
+        return [r.name for r in records]
+    assert run(0) == [] and asked == []
+    two = run(2)
+    assert len(two) == 2 and len([a for a in asked if a != "unpatched"]) == 2
+    assert len(run(None)) == 4 and len([a for a in asked if a != "unpatched"]) == 2  # the rest, none twice
+    population = Population({"fs/fcntl.c": 197}, 4, "a sample", 5)
+    records = [MutantRecord(name, "fs/fcntl.c", "f", "statement", "killed") for name in two]
+    assert "not yet whole: 2 of the 4 chosen mutants have a record, so no interval" in render(records, None,
+                                                                                              population)

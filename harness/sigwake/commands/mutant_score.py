@@ -146,7 +146,9 @@ def render(records: list[MutantRecord], seconds: float | None = None, population
              f"**{counts['killed']} of {judgeable} non-equivalent mutants killed "
              f"({share(counts['killed'], judgeable, sampled)})**; "
              + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
-             + (f"; this run {seconds:.0f} s" if seconds is not None else ""), ""]
+             + (f"; this run {seconds:.0f} s" if seconds is not None else "")
+             + (f"; not yet whole: {len(records)} of the {population.chosen} chosen mutants have a record, so no "
+                "interval" if population is not None and len(records) < population.chosen else ""), ""]
     if population is not None:
         lines += [f"Population: the {sum(population.generated.values())} mutants the path generates ("
                   + ", ".join(f"{f} {n}" for f, n in population.generated.items()) + f"); judged: {population.how}, "
@@ -219,7 +221,7 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
                     records: Path | None = None, shard: tuple[int, int] = (0, 1), boot: Boot | None = None,
                     rejudge: tuple[str, ...] = (), only: tuple[str, ...] = (), explained: dict[str, str] | None = None,
                     deepen: int = 0, sample_size: int | None = None, seed: int = 0,
-                    judged_at: str = "") -> list[MutantRecord]:
+                    judged_at: str = "", limit: int | None = None) -> list[MutantRecord]:
     """Generates the path's mutants in `tree`, keeps `per_group` per function and operator, and scores those not
     judged before (`records`, default work/records, holds one record per judged mutant: an interrupted score
     resumes). Shard (k, n) judges only every n-th chosen mutant from the k-th: n processes, each with its own
@@ -231,8 +233,8 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     a mutant will do. With `sample_size`, the chosen are a stratified random sample (choose()), never deepened:
     its figure stands for the population with an interval; it is judged in an order drawn with the same seed, so
     that the part an interrupted score has judged is a random part of the sample, not its first files. Each
-    record names `judged_at`, the sigwake commit that judged it. Returns every chosen mutant's record that
-    exists."""
+    record names `judged_at`, the sigwake commit that judged it. `limit`: judge at most this many this run (0:
+    none, the score from the records alone). Returns every chosen mutant's record that exists."""
     generated = generate(tree, work / "patches", path or PATH, operators)
     mutants, _ = choose(generated, per_group, sample_size, seed)
     if sample_size is not None:
@@ -249,6 +251,8 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
         m.name in again or m.name in only or (store.get(m.name) is None and not (rejudge or only)))]
     if sample_size is not None:
         random.Random(seed).shuffle(todo)
+    if limit is not None:
+        todo, deepen = todo[:limit], 0
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
                   f" judged before, {len(todo)} to judge" + (f" ({len(again)} again)" if again else "")
                   + (f" (shard {k + 1} of {n})" if n > 1 else ""))
