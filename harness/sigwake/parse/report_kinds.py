@@ -212,6 +212,9 @@ KINDS: tuple[Kind, ...] = (
     # arm64's other aborts ("write to read-only memory", "execute from non-executable memory"): no format of
     # syzkaller's matches them, so the line itself is the title, its address made ADDR (titled()).
     Kind("bug", re.compile(r"Unable to handle kernel .*"), lambda match, lines: match[0].rstrip(), oops_follows=True),
+    # x86's VMAP_STACK overflow ("BUG: TASK stack guard page was hit at ..."): where its recursion was entered
+    Kind("bug", re.compile(r"BUG: .*stack guard page was hit at"),
+         lambda match, lines: f"BUG: stack guard page was hit in {stalled(lines)}", oops_follows=True),
     Kind("bug", re.compile(r"PANIC: double fault"), _fault("PANIC: double fault"), oops_follows=True),
     Kind("bug", re.compile(r"general protection fault"), _fault("general protection fault")),
     Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG"), oops_follows=True),
