@@ -116,6 +116,17 @@ def _hung(match: re.Match[str], lines: list[str]) -> str:
 _FREEING = re.compile(r"slab_|kfree|vunmap|vfree")
 
 
+_PANIC_LINE = re.compile(r"Kernel panic - not syncing")
+
+
+def _hard_lockup(match: re.Match[str], lines: list[str]) -> str:
+    """Where the locked CPU loops, from its own registers and stack, printed before the panic (an NMI backtrace):
+    the panic's stack is the detecting CPU's. Where the kernel could not make the locked CPU print (arm64
+    without pseudo-NMI: its backtrace IPI waits behind the disabled interrupts), no frame is named."""
+    own = lines[:next((i for i, line in enumerate(lines) if _PANIC_LINE.search(line)), len(lines))]
+    return f"BUG: hard lockup in {stalled(own)}"
+
+
 def _kasan(match: re.Match[str], lines: list[str]) -> str:
     where = named(match["func"]) or in_call_trace(lines)
     if match["what"].endswith("invalid-free") or match["what"] == "double-free":  # syzbot's one word for all three
@@ -147,12 +158,13 @@ def _panic(match: re.Match[str], lines: list[str]) -> str:
         return f"kernel panic: stack is corrupted in {where}"
     if why.startswith("corrupted stack end"):
         return f"kernel panic: corrupted stack end in {stalled(lines, skip=_STACK_END)}"
-    if why.startswith("kernel stack overflow"):
-        return f"kernel stack overflow in {stalled(lines)}"
+    if why.startswith("kernel stack overflow"):  # arm64's, after "Insufficient stack space"
+        return f"kernel stack overflow in {stalled(lines, skip=_BAD_STACK)}"
     return f"kernel panic: {next((alone for alone in _PANIC_ALONE if why.startswith(alone)), why)}"
 
 
 _STACK_CHK = re.compile(r"stack_chk")
+_BAD_STACK = re.compile(r"bad_stack")  # arm64's overflow handler: syzkaller's skip
 _STACK_END = re.compile(r"schedule|retint_kernel")
 _USERCOPY = re.compile(r"usercopy|__check")  # syzkaller's: unanchored, so do_usercopy_* (lkdtm's helpers) too
 
@@ -212,9 +224,6 @@ KINDS: tuple[Kind, ...] = (
     # arm64's other aborts ("write to read-only memory", "execute from non-executable memory"): no format of
     # syzkaller's matches them, so the line itself is the title, its address made ADDR (titled()).
     Kind("bug", re.compile(r"Unable to handle kernel .*"), lambda match, lines: match[0].rstrip(), oops_follows=True),
-    # x86's VMAP_STACK overflow ("BUG: TASK stack guard page was hit at ..."): where its recursion was entered
-    Kind("bug", re.compile(r"BUG: .*stack guard page was hit at"),
-         lambda match, lines: f"BUG: stack guard page was hit in {stalled(lines)}", oops_follows=True),
     Kind("bug", re.compile(r"PANIC: double fault"), _fault("PANIC: double fault"), oops_follows=True),
     Kind("bug", re.compile(r"general protection fault"), _fault("general protection fault")),
     Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG"), oops_follows=True),
@@ -224,8 +233,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("lockup", re.compile(r"BUG: soft lockup"), lambda match, lines: f"BUG: soft lockup in {stalled(lines)}"),
     # syzkaller has no hard lockup format: sigwake titles it as a soft lockup, by where its loop was entered.
     # 6.12 says "Watchdog detected hard LOCKUP on cpu 0"; 7.x names the CPU that saw it first ("CPU0: ...")
-    Kind("lockup", re.compile(r"(?:CPU\d+: )?Watchdog detected hard LOCKUP on cpu"),
-         lambda match, lines: f"BUG: hard lockup in {stalled(lines)}"),
+    Kind("lockup", re.compile(r"(?:CPU\d+: )?Watchdog detected hard LOCKUP on cpu"), _hard_lockup),
     # 7.x says "blocked in I/O wait for more than" of a task in io_schedule()
     Kind("hung task", re.compile(r"INFO: task \S.* blocked (?:in I/O wait )?for more than \d+ seconds"), _hung,
          None),
