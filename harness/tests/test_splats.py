@@ -447,3 +447,26 @@ def test_an_invalid_free_in_a_freeing_helper_is_its_callers() -> None:
               " kasan_report_invalid_free+0x1/0x2", " kfree_sensitive+0x1/0x2", " perf_event_free_task+0x1/0x2",
               " </TASK>", "=" * 66]
     assert [s.title for s in splats.find("\n".join(report))] == ["KASAN: invalid-free in perf_event_free_task"]
+
+
+def test_a_hard_lockup_is_named_by_the_locked_cpus_own_dump_and_by_no_other_cpus() -> None:
+    # The golden 6.12 amd64 console: the buddy detector on CPU 1 makes CPU 0 print its NMI backtrace.
+    golden = (Path(__file__).parent / "data" / "kernel-reports" / "6.12-amd64" / "HARDLOCKUP.log").read_text()
+    lines = golden.split("\n")
+    assert [s.title for s in splats.find(golden)] == ["BUG: hard lockup in lkdtm_HARDLOCKUP"]
+    own = lines.index(next(line for line in lines if "NMI backtrace for cpu 0" in line))
+    detected = next(i for i, line in enumerate(lines) if "Watchdog detected hard LOCKUP" in line)
+    panic = next(i for i, line in enumerate(lines) if "Kernel panic - not syncing" in line)
+    # With hardlockup_all_cpu_backtrace the detecting CPU's own NMI backtrace can come first: never the title.
+    theirs = ["[    3.672] NMI backtrace for cpu 1", "[    3.672] CPU: 1 UID: 0 PID: 0 Comm: swapper/1",
+              "[    3.672] RIP: 0010:default_idle+0x13/0x15", "[    3.672] Call Trace:", "[    3.672]  do_idle+0x92/0x130"]
+    all_cpus = lines[:own] + theirs + lines[own:]
+    assert [s.title for s in splats.find("\n".join(all_cpus))] == ["BUG: hard lockup in lkdtm_HARDLOCKUP"]
+    # A detector on the locked CPU itself (perf's NMI watchdog) prints its registers, no NMI backtrace line.
+    perf = lines[:own] + lines[own + 1:]
+    assert [s.title for s in splats.find("\n".join(perf))] == ["BUG: hard lockup in lkdtm_HARDLOCKUP"]
+    # The locked CPU never printed (arm64 without pseudo-NMI), with or without the panic after it
+    # (hardlockup_panic=0): the other CPUs' stacks around it are not where it loops.
+    silent = lines[:detected + 1] + theirs + lines[panic:]
+    assert [s.title for s in splats.find("\n".join(silent))] == ["BUG: hard lockup in corrupted"]
+    assert [s.title for s in splats.find("\n".join(lines[:detected + 1] + theirs))] == ["BUG: hard lockup in corrupted"]

@@ -117,14 +117,24 @@ _FREEING = re.compile(r"slab_|kfree|vunmap|vfree")
 
 
 _PANIC_LINE = re.compile(r"Kernel panic - not syncing")
+# Where one CPU's dump ends: another CPU's NMI backtrace, the NMI sent to all, the panic (whose stack is the
+# detecting CPU's).
+_OTHER_DUMP = re.compile(r"NMI backtrace for cpu|Sending NMI|Kernel panic - not syncing")
 
 
 def _hard_lockup(match: re.Match[str], lines: list[str]) -> str:
-    """Where the locked CPU loops, from its own registers and stack, printed before the panic (an NMI backtrace):
-    the panic's stack is the detecting CPU's. Where the kernel could not make the locked CPU print (arm64
-    without pseudo-NMI: its backtrace IPI waits behind the disabled interrupts), no frame is named."""
-    own = lines[:next((i for i, line in enumerate(lines) if _PANIC_LINE.search(line)), len(lines))]
-    return f"BUG: hard lockup in {stalled(own)}"
+    """Where the locked CPU loops, from its own dump alone: its NMI backtrace ("NMI backtrace for cpu N"), or
+    the registers a detector on that CPU printed ("CPU: N ..."). Where the kernel could not make it print them
+    (arm64 without pseudo-NMI: its backtrace IPI waits behind the disabled interrupts), no frame is named: the
+    stacks around it are other CPUs'."""
+    cpu = match["cpu"]
+    own = re.compile(rf"NMI backtrace for cpu {cpu}\b|\bCPU: {cpu} (?:UID|PID)")
+    first = next((i for i, line in enumerate(lines) if own.search(line)), None)
+    if first is None or any(_PANIC_LINE.search(line) for line in lines[:first]):
+        return f"BUG: hard lockup in {NO_FRAME}"
+    dump = lines[first:]
+    end = next((i for i, line in enumerate(dump) if i and _OTHER_DUMP.search(line)), len(dump))
+    return f"BUG: hard lockup in {stalled(dump[:end])}"
 
 
 def _kasan(match: re.Match[str], lines: list[str]) -> str:
@@ -224,6 +234,9 @@ KINDS: tuple[Kind, ...] = (
     # arm64's other aborts ("write to read-only memory", "execute from non-executable memory"): no format of
     # syzkaller's matches them, so the line itself is the title, its address made ADDR (titled()).
     Kind("bug", re.compile(r"Unable to handle kernel .*"), lambda match, lines: match[0].rstrip(), oops_follows=True),
+    # x86's VMAP_STACK overflow ("BUG: TASK stack guard page was hit at ..."): where its recursion was entered
+    Kind("bug", re.compile(r"BUG: .*stack guard page was hit at"),
+         lambda match, lines: f"BUG: stack guard page was hit in {stalled(lines)}", oops_follows=True),
     Kind("bug", re.compile(r"PANIC: double fault"), _fault("PANIC: double fault"), oops_follows=True),
     Kind("bug", re.compile(r"general protection fault"), _fault("general protection fault")),
     Kind("bug", re.compile(r"kernel BUG at \S+!"), _fault("kernel BUG"), oops_follows=True),
@@ -233,7 +246,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("lockup", re.compile(r"BUG: soft lockup"), lambda match, lines: f"BUG: soft lockup in {stalled(lines)}"),
     # syzkaller has no hard lockup format: sigwake titles it as a soft lockup, by where its loop was entered.
     # 6.12 says "Watchdog detected hard LOCKUP on cpu 0"; 7.x names the CPU that saw it first ("CPU0: ...")
-    Kind("lockup", re.compile(r"(?:CPU\d+: )?Watchdog detected hard LOCKUP on cpu"), _hard_lockup),
+    Kind("lockup", re.compile(r"(?:CPU\d+: )?Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)"), _hard_lockup),
     # 7.x says "blocked in I/O wait for more than" of a task in io_schedule()
     Kind("hung task", re.compile(r"INFO: task \S.* blocked (?:in I/O wait )?for more than \d+ seconds"), _hung,
          None),
