@@ -71,6 +71,8 @@ def main() -> int:
     parser.add_argument("--results", type=Path, default=REPO / "results")
     args = parser.parse_args()
     progress = Progress()
+    if args.limit is not None and args.sample is None:
+        parser.error("--limit is for a --sample: a per-group score deepens, which a limit would cut")
     patches = sorted(p for p in MUTANTS.glob("*.patch") if not args.mutant or p.stem in args.mutant)
     cache = default_cache()
     built = binaries.build(REPO, REPO / "build", progress)

@@ -403,23 +403,38 @@ def test_a_sample_is_judged_in_its_seeds_random_order_and_each_record_names_the_
 
 
 @pytest.mark.skipif(shutil.which("spatch") is None, reason="spatch is missing: ./sigwake setup installs coccinelle")
-def test_a_limited_run_judges_at_most_its_limit_and_a_sample_not_yet_whole_says_so(
+def test_a_limited_run_judges_the_next_of_the_samples_one_order_and_a_sample_not_yet_whole_says_so(
         tmp_path: Path, catalogue: Catalogue) -> None:
     # A session's share of a long sample: limit 0 writes the score from the records alone.
-    from sigwake.commands.mutant_score import MutantRecord, Population, render, score_generated
+    import random
+    from sigwake.commands.mutagen import generate
+    from sigwake.commands.mutant_score import MutantRecord, Population, choose, render, score_generated
     tree, path, asked, fake_boot = killing_every_mutant(tmp_path)
 
-    def run(limit: int | None) -> list[str]:
+    def run(limit: int | None, config: str = "a") -> list[str]:
         asked.clear()
-        records = score_generated(FakeBuilder(), tree, (), FakeBinaries(catalogue),  # type: ignore[arg-type]
-                                  RunOptions(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
-                                  boot=fake_boot, sample_size=4, seed=5, limit=limit)
+        records = score_generated(FakeBuilder(), tree, (Path(f"{config}.config"),),  # type: ignore[arg-type]
+                                  FakeBinaries(catalogue), RunOptions(Accel("tcg", "test")),  # type: ignore[arg-type]
+                                  tmp_path / "work", Progress(quiet=True), 1, path, boot=fake_boot, sample_size=4,
+                                  seed=5, limit=limit)
         return [r.name for r in records]
     assert run(0) == [] and asked == []
     two = run(2)
-    assert len(two) == 2 and len([a for a in asked if a != "unpatched"]) == 2
-    assert len(run(None)) == 4 and len([a for a in asked if a != "unpatched"]) == 2  # the rest, none twice
+    judged = [a for a in asked if a != "unpatched"]
+    assert len(two) == 2 and len(judged) == 2
+    assert len(run(None)) == 4
+    order = judged + [a for a in asked if a != "unpatched"]  # the two runs took one seeded order between them
+    chosen, _ = choose(generate(tree, tmp_path / "again", path), 1, 4, 5)
+    drawn = [m.name for m, _ in chosen]
+    random.Random(5).shuffle(drawn)
+    assert order == drawn
+    # Judged on another config, a record is to be judged again: one this run leaves is not counted as judged.
+    assert len(run(1, config="b")) == 1
     population = Population({"fs/fcntl.c": 197}, 4, "a sample", 5)
     records = [MutantRecord(name, "fs/fcntl.c", "f", "statement", "killed") for name in two]
     assert "not yet whole: 2 of the 4 chosen mutants have a record, so no interval" in render(records, None,
                                                                                               population)
+    with pytest.raises(ValueError):
+        score_generated(FakeBuilder(), tree, (), FakeBinaries(catalogue),  # type: ignore[arg-type]
+                        RunOptions(Accel("tcg", "test")), tmp_path / "work", Progress(quiet=True), 1, path,
+                        boot=fake_boot, limit=1)

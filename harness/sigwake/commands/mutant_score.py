@@ -233,8 +233,12 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
     a mutant will do. With `sample_size`, the chosen are a stratified random sample (choose()), never deepened:
     its figure stands for the population with an interval; it is judged in an order drawn with the same seed, so
     that the part an interrupted score has judged is a random part of the sample, not its first files. Each
-    record names `judged_at`, the sigwake commit that judged it. `limit`: judge at most this many this run (0:
-    none, the score from the records alone). Returns every chosen mutant's record that exists."""
+    record names `judged_at`, the sigwake commit that judged it. `limit` (a sample's only): judge at most this
+    many this run, the next in the sample's order (0: none, the score from the records alone); a record it leaves
+    to be judged again (another config's, or a verdict in `rejudge`) is not returned. Returns every chosen
+    mutant's record that exists."""
+    if limit is not None and sample_size is None:
+        raise ValueError("a limit is for a random sample: a per-group score deepens, which a limit would cut")
     generated = generate(tree, work / "patches", path or PATH, operators)
     mutants, _ = choose(generated, per_group, sample_size, seed)
     if sample_size is not None:
@@ -249,10 +253,15 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
               and kept.config != kernel_config and not (rejudge or only)}
     todo = [(m, p) for i, (m, p) in enumerate(mutants) if i % n == k and (
         m.name in again or m.name in only or (store.get(m.name) is None and not (rejudge or only)))]
-    if sample_size is not None:
-        random.Random(seed).shuffle(todo)
+    if sample_size is not None:  # one order for the whole sample, drawn with its seed: each run takes the next
+        order = [m.name for m, _ in mutants]
+        random.Random(seed).shuffle(order)
+        rank = {name: i for i, name in enumerate(order)}
+        todo.sort(key=lambda item: rank[item[0].name])
+    waiting: set[str] = set()  # records to be judged again that this run leaves: they count as none yet
     if limit is not None:
-        todo, deepen = todo[:limit], 0
+        waiting = {m.name for m, _ in todo[limit:] if m.name in again}
+        todo = todo[:limit]
     progress.step(f"{len(mutants)} generated mutants chosen, {sum(store.get(m.name) is not None for m, _ in mutants)}"
                   f" judged before, {len(todo)} to judge" + (f" ({len(again)} again)" if again else "")
                   + (f" (shard {k + 1} of {n})" if n > 1 else ""))
@@ -275,5 +284,5 @@ def score_generated(builder: KernelBuilder, tree: Path, fragments: tuple[Path, .
             break  # a re-judging or named run judges nothing it was not asked to
         extra += picks
         judge(new)
-    return ([r for m, _ in mutants if (r := store.get(m.name)) is not None]
+    return ([r for m, _ in mutants if m.name not in waiting and (r := store.get(m.name)) is not None]
             + [replace(r, further=True) for m, _ in extra if (r := store.get(m.name)) is not None])
