@@ -140,15 +140,16 @@ def render(records: list[MutantRecord], seconds: float | None = None, population
     with its diff."""
     counts = Counter(r.verdict for r in records)
     judgeable = counts["killed"] + counts["survived"]
+    whole = population is None or len(records) >= population.chosen
     # A sample's interval stands for the population only once every chosen mutant has its record.
-    sampled = population is not None and population.seed is not None and len(records) == population.chosen
+    sampled = population is not None and population.seed is not None and whole
     lines = ["# Generated kernel mutants", "",
              f"**{counts['killed']} of {judgeable} non-equivalent mutants killed "
              f"({share(counts['killed'], judgeable, sampled)})**; "
              + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
              + (f"; this run {seconds:.0f} s" if seconds is not None else "")
-             + (f"; not yet whole: {len(records)} of the {population.chosen} chosen mutants have a record, so no "
-                "interval" if population is not None and len(records) < population.chosen else ""), ""]
+             + ("" if whole or population is None else f"; not yet whole: {len(records)} of the "
+                f"{population.chosen} chosen mutants have a record, so no interval"), ""]
     if population is not None:
         lines += [f"Population: the {sum(population.generated.values())} mutants the path generates ("
                   + ", ".join(f"{f} {n}" for f, n in population.generated.items()) + f"); judged: {population.how}, "

@@ -116,24 +116,22 @@ def _hung(match: re.Match[str], lines: list[str]) -> str:
 _FREEING = re.compile(r"slab_|kfree|vunmap|vfree")
 
 
-_PANIC_LINE = re.compile(r"Kernel panic - not syncing")
-# Where one CPU's dump ends: another CPU's NMI backtrace, the NMI sent to all, the panic (whose stack is the
-# detecting CPU's).
-_OTHER_DUMP = re.compile(r"NMI backtrace for cpu|Sending NMI|Kernel panic - not syncing")
+_PANIC_LINE = re.compile(r"Kernel panic - not syncing")  # its stack is the detecting CPU's
+_OTHER_CPU = re.compile(r"NMI backtrace for cpu|Sending NMI")  # where one CPU's dump gives way to another's
 
 
 def _hard_lockup(match: re.Match[str], lines: list[str]) -> str:
-    """Where the locked CPU loops, from its own dump alone: its NMI backtrace ("NMI backtrace for cpu N"), or
-    the registers a detector on that CPU printed ("CPU: N ..."). Where the kernel could not make it print them
-    (arm64 without pseudo-NMI: its backtrace IPI waits behind the disabled interrupts), no frame is named: the
-    stacks around it are other CPUs'."""
-    cpu = match["cpu"]
-    own = re.compile(rf"NMI backtrace for cpu {cpu}\b|\bCPU: {cpu} (?:UID|PID)")
-    first = next((i for i, line in enumerate(lines) if own.search(line)), None)
-    if first is None or any(_PANIC_LINE.search(line) for line in lines[:first]):
+    """Where the locked CPU loops, from its own dump alone, before the panic: its NMI backtrace ("NMI backtrace
+    for cpu N"), or the registers a detector on that CPU printed ("CPU: N ..."). Where the kernel could not
+    make it print them (arm64 without pseudo-NMI: its backtrace IPI waits behind the disabled interrupts), no
+    frame is named: the stacks around it are other CPUs'."""
+    before = lines[:next((i for i, line in enumerate(lines) if _PANIC_LINE.search(line)), len(lines))]
+    own = re.compile(rf"NMI backtrace for cpu {match['cpu']}\b|\bCPU: {match['cpu']} (?:UID|PID)")
+    first = next((i for i, line in enumerate(before) if own.search(line)), None)
+    if first is None:
         return f"BUG: hard lockup in {NO_FRAME}"
-    dump = lines[first:]
-    end = next((i for i, line in enumerate(dump) if i and _OTHER_DUMP.search(line)), len(dump))
+    dump = before[first:]
+    end = next((i for i, line in enumerate(dump) if i and _OTHER_CPU.search(line)), len(dump))
     return f"BUG: hard lockup in {stalled(dump[:end])}"
 
 
