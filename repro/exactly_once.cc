@@ -9,11 +9,15 @@
 //    wakeup_events=0) ring_buffer_init() wakes at half the data area: records one
 //    at a time, the first POLLIN comes with the record that takes data_head past
 //    the half, not before, not after.
+//  - watermark_threshold_default_samples: the same with samples (a page-fault
+//    event, period 1), which perf_output_sample() writes: with wakeup_events 0
+//    it must not count them toward a wakeup of its own.
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <optional>
 
 #include "lib/attrs.h"
@@ -118,13 +122,13 @@ SIGWAKE_CASE(watermark_threshold, {.expected = {watermark_fix()},
   decide_watermark_signal(report, {records, woken_after == 3, capture.count()}, "MMAP records");
 }
 
-SIGWAKE_CASE(watermark_threshold_default, {.expected = {always(Verdict::kDelivered,
-                                     "with no watermark asked for, ring_buffer_init() in kernel/events/ring_buffer.c "
-                                     "sets rb->watermark to half the data area (max_size / 2), and "
-                                     "__perf_output_begin() marks a wakeup when a write takes data_head past it")},
-              .shown = {"records"},
-              .kconfig = kPerfConfig}) {
-  perf_event_attr attr = mmap_watermark_attr(1);
+namespace {
+
+// Writes records one `write()` at a time into a 1-page ring opened with `attr` (no watermark asked for,
+// wakeup_events 0) and decides where the first POLLIN came: with the record that took data_head past half
+// the ring, not before, not after.
+void decide_default_watermark(Report& report, perf_event_attr attr, const std::function<void()>& write,
+                              const char* records_are) {
   attr.watermark = 0;
   attr.wakeup_events = 0;
   PerfEvent event = PerfEvent::open(attr, 0, -1);
@@ -134,10 +138,10 @@ SIGWAKE_CASE(watermark_threshold_default, {.expected = {always(Verdict::kDeliver
   std::uint64_t head = 0, woken_at = 0;
   while (woken_at == 0 && head <= half + half / 2) {  // bounded: past the half by half again, the wakeup is lost
     event.enable();
-    { const AnonymousPage page; }
+    write();
     event.disable();
     const std::uint64_t now = ring.head();
-    if (now == head) return report.decide(Verdict::kNoRecord, "an anonymous mmap wrote no MMAP record");
+    if (now == head) return report.decide(Verdict::kNoRecord, std::string("no ") + records_are + " written");
     if (wait_readable(event.fd(), 0ms) & POLLIN) woken_at = now;
     head = now;
   }
@@ -153,7 +157,33 @@ SIGWAKE_CASE(watermark_threshold_default, {.expected = {always(Verdict::kDeliver
     return report.decide(Verdict::kWrongCount, "woken at " + std::to_string(woken_at) +
                                                    " bytes, at or below the default watermark (half the ring)");
   }
-  report.decide(Verdict::kDelivered, "woken by the record that took data_head past half the ring");
+  report.decide(Verdict::kDelivered, std::string("woken by the ") + records_are + " that took data_head past half "
+                                                                                   "the ring");
+}
+
+}  // namespace
+
+SIGWAKE_CASE(watermark_threshold_default, {.expected = {always(Verdict::kDelivered,
+                                     "with no watermark asked for, ring_buffer_init() in kernel/events/ring_buffer.c "
+                                     "sets rb->watermark to half the data area (max_size / 2), and "
+                                     "__perf_output_begin() marks a wakeup when a write takes data_head past it")},
+              .shown = {"records"},
+              .kconfig = kPerfConfig}) {
+  decide_default_watermark(report, mmap_watermark_attr(1), [] { const AnonymousPage page; }, "MMAP record");
+}
+
+SIGWAKE_CASE(watermark_threshold_default_samples, {.expected = {always(Verdict::kDelivered,
+                                     "with no watermark asked for, ring_buffer_init() in kernel/events/ring_buffer.c "
+                                     "sets rb->watermark to half the data area (max_size / 2), and "
+                                     "__perf_output_begin() marks a wakeup when a write takes data_head past it; "
+                                     "perf_output_sample() in kernel/events/core.c counts a sample toward a wakeup "
+                                     "only when wakeup_events is set")},
+              .shown = {"records"},
+              .kconfig = kPerfConfig}) {
+  decide_default_watermark(report, fault_address_attr(1), [] {
+    const AnonymousPage page;
+    *reinterpret_cast<volatile char*>(page.address()) = 1;  // its first touch: a fault, a sample
+  }, "sample");
 }
 
 }  // namespace sigwake

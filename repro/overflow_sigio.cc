@@ -11,6 +11,14 @@
 //    that sample wakes the ring too. perf_output_wakeup() finds pending_kill set
 //    by the overflow and must keep its POLL_HUP (it sets POLL_IN only when nothing
 //    is pending): POLLIN, and still one signal with POLL_HUP.
+//  - overflow_sigio_refresh_two_periods: the limit where one count spans two
+//    periods. A page-fault event (period 1) armed with REFRESH 1 is given
+//    PERF_EVENT_IOC_PERIOD 2 while it runs, which zeroes its left count with its
+//    last period still 1, so our next fault is two overflows. The first reaches
+//    the limit and returns 1, and perf_swevent_overflow() must stop there: one
+//    sample and one signal with POLL_HUP (a second overflow past the limit would
+//    set POLL_IN back and write a second sample). A control event without the
+//    limit, given the same period change, shows the fault made two overflows.
 //  - overflow_sigio_page_faults: the same overflow from a software event the
 //    kernel counts as it happens (PERF_COUNT_SW_PAGE_FAULTS, period 1:
 //    do_perf_sw_event() and its recursion guard, not a timer): each page we
@@ -39,6 +47,8 @@
 #include "lib/evidence.h"
 #include "lib/process.h"
 #include "lib/repro.h"
+#include "lib/ring_buffer.h"
+#include "lib/two_periods.h"
 
 namespace sigwake {
 
@@ -135,6 +145,39 @@ SIGWAKE_CASE(overflow_sigio_refresh_woken, {.expected = {always(Verdict::kDelive
               .shown = kShownSignal,
               .kconfig = kPerfConfig}) {
   if (const auto seen = refresh_once(report, 1)) decide_watermark_signal(report, *seen, "the refresh limit's sample");
+}
+
+SIGWAKE_CASE(overflow_sigio_refresh_two_periods,
+             {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
+  const int signo = SIGRTMIN + 7;
+  for (int attempt = 1; attempt <= kTwoPeriodAttempts; ++attempt) {
+    SignalCapture capture(signo);
+    PerfEvent event = PerfEvent::open(fault_address_attr(ring_data_bytes(kOverflowRingPagesLog2)), 0, -1);
+    event.request_signals(getpid(), signo);
+    RingBuffer ring = RingBuffer::map(event.fd(), kOverflowRingPagesLog2);
+    const AnonymousPage page;
+    if (!fault_spanning_two_periods(event, page, 1)) continue;
+    capture.collect(kSignalGrace, kSettle);
+    const short revents = wait_readable(event.fd(), 0ms);
+
+    report.add("attempts", static_cast<long long>(attempt));
+    const RecordRead read = ring.consume();
+    report.add("samples_of_the_fault", static_cast<long long>(samples_of_fault(read, page.address())));
+    const int records = add_record_evidence(report, read);
+    add_poll_evidence(report, revents);
+    add_signal_evidence(report, capture);
+    if (capture.count() > 0 && capture.deliveries()[0].code != POLL_HUP) {
+      return report.decide(Verdict::kMisdelivered, "the refresh limit's signal came without si_code POLL_HUP");
+    }
+    if (records > 1 || capture.count() > 1) {
+      return report.decide(Verdict::kWrongCount, std::to_string(records) + " records and " +
+                                                     std::to_string(capture.count()) + " signals of one fault "
+                                                     "spanning two periods, where REFRESH 1 allows one");
+    }
+    return decide_overflow_signal(report, {records, (revents & POLLIN) != 0, capture.count()});
+  }
+  throw ReproError("no fault spanned two periods in " + std::to_string(kTwoPeriodAttempts) +
+                   " attempts (the control event saw otherwise): the case never reached its path");
 }
 
 SIGWAKE_CASE(overflow_sigio_page_faults, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {

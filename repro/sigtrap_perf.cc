@@ -36,6 +36,9 @@
 //    counts the child's kernel-mode faults, also removed at the exec, and the
 //    new image (kept_fd_counted) reads it: a new image that ran proves a fault
 //    counted inside execve() too, or the case never reached its path (`error`).
+//  - sigtrap_exec_fault_fd_kept: the same with the event's fd kept across the
+//    exec, so the work finds the removed event PERF_EVENT_STATE_EXIT where the
+//    exec's close-on-exec had freed it (DEAD): the fix's check covers both.
 // The event counts page faults, not CPU time: its type stays PERF_TYPE_SOFTWARE
 // in an inherited copy (a task-clock event's is rewritten to the task_clock
 // PMU's own type by perf_swevent_init(), and inherit_event() copies that).
@@ -66,6 +69,7 @@
 #include "lib/exec_child.h"
 #include "lib/process.h"
 #include "lib/repro.h"
+#include "lib/two_periods.h"
 
 namespace sigwake {
 namespace {
@@ -124,10 +128,10 @@ constexpr int kTwoTraps = 2;
 
 // Delivered when each SIGTRAP says TRAP_PERF with our sig_data and type on `faulter`, the first synchronously
 // (and, given the address its sample had, naming that address in si_addr: the fault's, or 0 for a sample with
-// none; `address_key` says which).
+// none; `address_key` says which), and there were `traps` of them (or more, unless `exactly`).
 void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
                     std::optional<std::uintptr_t> address = std::nullopt,
-                    const char* address_key = "first_trap_at_fault") {
+                    const char* address_key = "first_trap_at_fault", int traps = kTwoTraps, bool exactly = false) {
   report.add("signals", static_cast<long long>(trap.count()));
   report.add("faulter_tid", static_cast<long long>(faulter));
   int wrong = 0, elsewhere = 0;
@@ -142,8 +146,12 @@ void decide_sigtrap(Report& report, const SignalCapture& trap, pid_t faulter,
   report.add("traps_with_wrong_siginfo", static_cast<long long>(wrong));
   report.add("traps_on_other_threads", static_cast<long long>(elsewhere));
   if (trap.count() == 0) return report.decide(Verdict::kNotDelivered, "the event overflowed, no SIGTRAP came");
-  if (trap.count() < kTwoTraps) {
+  if (trap.count() < traps) {
     return report.decide(Verdict::kWrongCount, "one SIGTRAP, then the same task's next overflows raised none");
+  }
+  if (exactly && trap.count() > traps) {
+    return report.decide(Verdict::kWrongCount, std::to_string(trap.count()) + " SIGTRAPs where " +
+                                                   std::to_string(traps) + " were due");
   }
   const Delivery first = trap.deliveries().front();
   report.add("si_signo", static_cast<long long>(first.signo));
@@ -277,6 +285,30 @@ SIGWAKE_CASE(sigtrap_thread, {sigtrap_facts()}) {
   const std::uintptr_t fault = fault_until_trapped(trap, event, kTwoTraps);
   trap.collect(kSignalGrace, kSettle);
   decide_sigtrap(report, trap, gettid(), fault);
+}
+
+// One fault spanning two periods (fault_spanning_two_periods()): two overflows at one instruction before the
+// first SIGTRAP's task work runs. The second must find that work queued and queue none (one SIGTRAP, naming
+// the fault), and must not warn: WARN_ON_ONCE(event->pending_work != pending_id) in __perf_event_overflow()
+// takes an overflow at the same instruction for the same trap (since ca6c21327c6a "perf: Fix missing
+// SIGTRAPs", v6.1).
+SIGWAKE_CASE(sigtrap_two_periods, {sigtrap_facts()}) {
+  for (int attempt = 1; attempt <= kTwoPeriodAttempts; ++attempt) {
+    SignalCapture trap(SIGTRAP);
+    const PerfEvent event = PerfEvent::open(sigtrap_attr(Inherit::kNone), 0, -1);
+    const AnonymousPage page;
+    bool spanned = false;
+    {
+      const SignalCapture::Unblocked here(trap);
+      spanned = fault_spanning_two_periods(event, page);
+    }
+    if (!spanned) continue;
+    trap.collect(kSignalGrace, kSettle);
+    report.add("attempts", static_cast<long long>(attempt));
+    return decide_sigtrap(report, trap, gettid(), page.address(), "first_trap_at_fault", 1, true);
+  }
+  throw ReproError("no fault spanned two periods in " + std::to_string(kTwoPeriodAttempts) +
+                   " attempts (the control event saw otherwise): the case never reached its path");
 }
 
 // The upstream sigtrap_threads opens the same event (inherit, inherit_thread, sigtrap) on a hardware breakpoint.
@@ -431,29 +463,19 @@ SIGWAKE_CASE(sigtrap_inherit_thread_fork,
 
 namespace sigwake {
 
-SIGWAKE_CASE(sigtrap_exec_fault,
-             {.expected = {always(Verdict::kUnsupported,
-                                  "perf_event_paranoid 2 and above refuse an unprivileged event that counts in the "
-                                  "kernel (perf_allow_kernel() in kernel/events/core.c), and only kernel-mode faults "
-                                  "raise this case's SIGTRAP inside execve()")
-                               .in_passes({"user-paranoid2", "user-paranoid3"}),
-                           fixed_by("", Verdict::kMisdelivered, Verdict::kDelivered,
-                                    "a bug from 2e498d0a74e5 \"perf: Add support for event removal on exec\" (v5.13), "
-                                    "fixed by \"perf/core: Don't send SIGTRAP after exec removed the event\" (stable "
-                                    "6.12.118, Debian's changelog of linux 6.12.118-1; its upstream commit is not "
-                                    "confirmed here): perf_sigtrap() in kernel/events/core.c returns for an event "
-                                    "whose state is PERF_EVENT_STATE_EXIT or below, so the task work an overflow "
-                                    "inside execve() queued no longer kills the new image")
-                               .backported({"6.12.118"})},
-              .defining = {"child_trapped_before_exec", "child_killed_by"},
-              .shown = {"child_trapped_before_exec", "child_killed_by"},
-              .kconfig = kPerfConfig}) {
-  const ExecChild end = run_exec_child([] {
+namespace {
+
+// The exec cases' child. The exec removes the event (PERF_EVENT_STATE_EXIT);
+// when its fd is close-on-exec, as every event here is opened, the exec's close then frees it
+// (PERF_EVENT_STATE_DEAD) before the queued work runs; kept across the exec it stays EXIT.
+ExecChild fault_inside_exec(bool keep_event_fd) {
+  return run_exec_child([keep_event_fd] {
     SignalCapture trap(SIGTRAP);
     const char* path = untouched_copy("/proc/self/exe");
     perf_event_attr attr = sigtrap_attr(Inherit::kNone);
     attr.exclude_kernel = 0;  // execve()'s faults on our pages are taken in the kernel
     PerfEvent event = PerfEvent::open(attr, 0, -1);
+    if (keep_event_fd) check(fcntl(event.fd(), F_SETFD, 0) == 0, "fcntl(F_SETFD): the event kept across the exec");
     fault_until_trapped(trap, event);
     if (trap.count() == 0) _exit(kNeverTrapped);
     const PerfEvent counter = PerfEvent::open(kernel_faults_attr(), 0, -1);
@@ -476,12 +498,46 @@ SIGWAKE_CASE(sigtrap_exec_fault,
                           const_cast<char*>("kept_fd_counted"), fd_text, before_text, nullptr};
     execv(path, argv);
   });
+}
+
+void decide_exec_fault(Report& report, const ExecChild& end) {
   const bool image_said = WIFEXITED(end.status) && WEXITSTATUS(end.status) == kNoFaultInExec;
   if (image_said) throw ReproError("the new image ran, but no kernel-mode fault was counted inside execve(): the "
                                    "case never reached its path");
   decide_after_exec(report, end,
                     "the new image was killed by SIGTRAP: the overflow inside execve() signalled after the exec "
                     "removed the event");
+}
+
+Facts exec_fault_facts() {
+  return {.expected = {always(Verdict::kUnsupported,
+                              "perf_event_paranoid 2 and above refuse an unprivileged event that counts in the "
+                              "kernel (perf_allow_kernel() in kernel/events/core.c), and only kernel-mode faults "
+                              "raise this case's SIGTRAP inside execve()")
+                           .in_passes({"user-paranoid2", "user-paranoid3"}),
+                       fixed_by("", Verdict::kMisdelivered, Verdict::kDelivered,
+                                "a bug from 2e498d0a74e5 \"perf: Add support for event removal on exec\" (v5.13), "
+                                "fixed by \"perf/core: Don't send SIGTRAP after exec removed the event\" (stable "
+                                "6.12.118, Debian's changelog of linux 6.12.118-1; its upstream commit is not "
+                                "confirmed here): perf_sigtrap() in kernel/events/core.c returns for an event "
+                                "whose state is PERF_EVENT_STATE_EXIT or below, so the task work an overflow "
+                                "inside execve() queued no longer kills the new image")
+                           .backported({"6.12.118"})},
+          .defining = {"child_trapped_before_exec", "child_killed_by"},
+          .shown = {"child_trapped_before_exec", "child_killed_by"},
+          .kconfig = kPerfConfig};
+}
+
+}  // namespace
+
+SIGWAKE_CASE(sigtrap_exec_fault, {exec_fault_facts()}) {
+  decide_exec_fault(report, fault_inside_exec(false));
+}
+
+// The same with the event's fd kept open across the exec: the work finds the event EXIT, not DEAD, so a
+// perf_sigtrap() that skipped only a freed event would still kill the new image.
+SIGWAKE_CASE(sigtrap_exec_fault_fd_kept, {exec_fault_facts()}) {
+  decide_exec_fault(report, fault_inside_exec(true));
 }
 
 }  // namespace sigwake

@@ -54,4 +54,11 @@ perf_event_attr task_clock_overflow_attr(std::uint64_t period_ns, std::uint32_t 
   return attr;
 }
 
+perf_event_attr fault_address_attr(std::uint32_t ring_bytes) {
+  perf_event_attr attr = task_clock_overflow_attr(1, ring_bytes);
+  attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+  attr.sample_type = PERF_SAMPLE_ADDR;
+  return attr;
+}
+
 }  // namespace sigwake

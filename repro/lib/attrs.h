@@ -21,6 +21,10 @@ perf_event_attr mmap_watermark_attr(std::uint32_t watermark_bytes = 1);
 // from perf_output_wakeup().
 perf_event_attr task_clock_overflow_attr(std::uint64_t period_ns, std::uint32_t ring_bytes);
 
+// A disabled page-fault sampling event (period 1, each sample the faulting address alone: PERF_SAMPLE_ADDR),
+// user-mode faults only, whose ring never wakes, as task_clock_overflow_attr()'s.
+perf_event_attr fault_address_attr(std::uint32_t ring_bytes);
+
 // A software DUMMY event that only tells side-band records (the caller sets which: ksymbol, bpf_event,
 // ...), each ending in an id sample of `sample_type` (sample_id_all); exclude_kernel keeps it open at
 // perf_event_paranoid 2.

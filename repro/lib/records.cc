@@ -118,6 +118,20 @@ int count_mmaps_of(const RecordRead& read, std::uint64_t address, std::uint32_t 
   return found;
 }
 
+int samples_of_fault(const RecordRead& read, std::uint64_t address) {
+  struct AddrSample {
+    perf_event_header header;
+    std::uint64_t addr;
+  };
+  int samples = 0;
+  for (const Record& record : read.records) {
+    AddrSample sample{};
+    if (!record_as(record, PERF_RECORD_SAMPLE, sample) || sample.addr != address) return -1;
+    ++samples;
+  }
+  return samples;
+}
+
 const char* record_type_name(std::uint32_t type) {
   switch (type) {
     case PERF_RECORD_MMAP: return "MMAP";

@@ -60,6 +60,10 @@ struct IpTidSample {
 };
 std::optional<IpTidSample> parse_ip_tid_sample(const Record& record);
 
+// How many of `read`'s records are samples of a fault at `address` whose sample_type is exactly
+// PERF_SAMPLE_ADDR; -1 if any record is something else.
+int samples_of_fault(const RecordRead& read, std::uint64_t address);
+
 // The group's counts in a PERF_RECORD_SAMPLE whose sample_type is exactly PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 // PERF_SAMPLE_READ and read_format exactly PERF_FORMAT_GROUP: the leader's first, then each sibling's.
 std::optional<std::vector<std::uint64_t>> parse_group_read_sample(const Record& record);

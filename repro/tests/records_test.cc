@@ -197,6 +197,20 @@ TEST(ParseSample, ReadsAGroupsCountsInOrderAndRefusesAMiscount) {
   EXPECT_FALSE(parse_group_read_sample(record_of(raw)).has_value());
 }
 
+TEST(ParseSample, CountsSamplesOfOneFaultAndRefusesAnyOtherRecord) {
+  struct {
+    perf_event_header header;
+    std::uint64_t addr;
+  } raw{{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof raw}, 0x7000};
+  RecordRead read{{record_of(raw), record_of(raw)}};
+  EXPECT_EQ(samples_of_fault(read, 0x7000), 2);
+  EXPECT_EQ(samples_of_fault(read, 0x8000), -1);  // another fault's
+  EXPECT_EQ(samples_of_fault(RecordRead{}, 0x7000), 0);
+  raw.header.type = PERF_RECORD_LOST;
+  read.records.push_back(record_of(raw));
+  EXPECT_EQ(samples_of_fault(read, 0x7000), -1);  // a record that is no sample
+}
+
 TEST(ReadRecords, TheStreamIdIsARecordsLastEightBytes) {
   // A sample with IP, TID, ID, STREAM_ID: its last field names the event that wrote it.
   Record sample{PERF_RECORD_SAMPLE, 0, std::vector<std::byte>(sizeof(perf_event_header) + 32)};
