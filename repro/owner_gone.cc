@@ -58,7 +58,9 @@ Facts gone_facts() {
                               "send_sigio() signals only the task pid_task() finds through it: none once the "
                               "owner exited; f_setown() and f_setown_ex() refuse a number find_vpid() no "
                               "longer finds (ESRCH)")},
-          .defining = {"signals", "si_code", "gone_owner_errno", "samples"},
+          // Not "samples": the timed trigger writes 1 to hundreds by timing alone (seen on Debian's kernels under
+          // TCG), so comparing it flagged unpatched noise; none written is the no-record verdict.
+          .defining = {"signals", "si_code", "gone_owner_errno"},
           .shown = {"records", "signals"},
           .kconfig = kPerfConfig};
 }
