@@ -19,6 +19,9 @@
 //    sample and one signal with POLL_HUP (a second overflow past the limit would
 //    set POLL_IN back and write a second sample). A control event without the
 //    limit, given the same period change, shows the fault made two overflows.
+//  - overflow_sigio_refresh_page_faults: REFRESH 1 on a page-fault event, and
+//    two pages touched: the limit's overflow disables the event (its irq_work
+//    runs before the fault returns to user space), so the second writes nothing.
 //  - overflow_sigio_page_faults: the same overflow from a software event the
 //    kernel counts as it happens (PERF_COUNT_SW_PAGE_FAULTS, period 1:
 //    do_perf_sw_event() and its recursion guard, not a timer): each page we
@@ -82,6 +85,21 @@ SIGWAKE_CASE(overflow_sigio, {.expected = {overflow_signal()}, .defining = kSigi
 
 namespace {
 
+// Decides what the refresh limit itself promises, where it was broken: a signal without si_code POLL_HUP,
+// or more than one sample or signal (`where` says for what). Says whether it decided.
+bool decided_limit_broken(Report& report, const SignalCapture& capture, int records, const std::string& where) {
+  if (capture.count() > 0 && capture.deliveries()[0].code != POLL_HUP) {
+    report.decide(Verdict::kMisdelivered, "the refresh limit's signal came without si_code POLL_HUP");
+    return true;
+  }
+  if (records > 1 || capture.count() > 1) {
+    report.decide(Verdict::kWrongCount, std::to_string(records) + " records and " + std::to_string(capture.count()) +
+                                            " signals " + where + ", where REFRESH 1 allows one");
+    return true;
+  }
+  return false;
+}
+
 // PERF_EVENT_IOC_REFRESH 1 on a sampling event whose ring wakes at `watermark`
 // bytes: spends CPU time until the first sample, then as long again (a disabled
 // event writes no more). Decides what the refresh limit itself promises (one
@@ -104,15 +122,7 @@ std::optional<Seen> refresh_once(Report& report, std::uint32_t watermark) {
   const int records = add_record_evidence(report, ring.consume());
   add_poll_evidence(report, revents);
   add_signal_evidence(report, capture);
-  if (capture.count() > 0 && capture.deliveries()[0].code != POLL_HUP) {
-    report.decide(Verdict::kMisdelivered, "the refresh limit's signal came without si_code POLL_HUP");
-    return std::nullopt;
-  }
-  if (records > 1 || capture.count() > 1) {
-    report.decide(Verdict::kWrongCount, std::to_string(records) + " samples and " + std::to_string(capture.count()) +
-                                            " signals where REFRESH 1 allows one: the event was not disabled");
-    return std::nullopt;
-  }
+  if (decided_limit_broken(report, capture, records, "of a task clock burnt past its limit")) return std::nullopt;
   return Seen{records, (revents & POLLIN) != 0, capture.count()};
 }
 
@@ -173,18 +183,49 @@ SIGWAKE_CASE(overflow_sigio_refresh_two_periods,
     const int records = add_record_evidence(report, read);
     add_poll_evidence(report, revents);
     add_signal_evidence(report, capture);
-    if (capture.count() > 0 && capture.deliveries()[0].code != POLL_HUP) {
-      return report.decide(Verdict::kMisdelivered, "the refresh limit's signal came without si_code POLL_HUP");
-    }
-    if (records > 1 || capture.count() > 1) {
-      return report.decide(Verdict::kWrongCount, std::to_string(records) + " records and " +
-                                                     std::to_string(capture.count()) + " signals of one fault "
-                                                     "spanning two periods, where REFRESH 1 allows one");
-    }
+    if (decided_limit_broken(report, capture, records, "of one fault spanning two periods")) return;
     return decide_overflow_signal(report, {records, (revents & POLLIN) != 0, capture.count()});
   }
   throw ReproError("no fault spanned two periods in " + std::to_string(kTwoPeriodAttempts) +
                    " attempts (the control event saw otherwise): the case never reached its path");
+}
+
+SIGWAKE_CASE(overflow_sigio_refresh_page_faults,
+             {.expected = {always(Verdict::kDelivered,
+                                  "at the PERF_EVENT_IOC_REFRESH limit __perf_event_overflow() in kernel/events/core.c "
+                                  "disables the event (perf_event_disable_inatomic(): an irq_work that runs before the "
+                                  "fault returns to user space), so a page-fault event writes nothing for a later "
+                                  "fault: one sample and one signal with POLL_HUP")},
+              .defining = kSiginfoEvidence,
+              .shown = kShownSignal,
+              .kconfig = kPerfConfig}) {
+  const int signo = SIGRTMIN + 7;
+  SignalCapture capture(signo);
+  PerfEvent event = PerfEvent::open(fault_address_attr(ring_data_bytes(kOverflowRingPagesLog2)), 0, -1);
+  event.request_signals(getpid(), signo);
+  RingBuffer ring = RingBuffer::map(event.fd(), kOverflowRingPagesLog2);
+  perf_event_attr counting = fault_address_attr(1);
+  counting.sample_period = 0;
+  const PerfEvent faults = PerfEvent::open(counting, 0, -1);  // the proof that both writes faulted
+  const AnonymousPage first, second;                         // mapped, never touched
+  faults.enable();
+  check(ioctl(event.fd(), PERF_EVENT_IOC_REFRESH, 1) == 0, "PERF_EVENT_IOC_REFRESH");
+  *reinterpret_cast<volatile char*>(first.address()) = 1;  // the limit (or an earlier fault of ours)
+  *reinterpret_cast<volatile char*>(second.address()) = 1;  // past it
+  event.disable();
+  faults.disable();
+  capture.collect(kSignalGrace, kSettle);
+  const short revents = wait_readable(event.fd(), 0ms);
+
+  std::uint64_t counted = 0;
+  check(read(faults.fd(), &counted, sizeof counted) == sizeof counted, "read(the fault count)");
+  report.add("faults_counted", static_cast<long long>(counted));
+  const int records = add_record_evidence(report, ring.consume());
+  add_poll_evidence(report, revents);
+  add_signal_evidence(report, capture);
+  if (counted < 2) throw ReproError("fewer than our two page faults counted: the case never passed the limit");
+  if (decided_limit_broken(report, capture, records, "of two page faults")) return;
+  decide_overflow_signal(report, {records, (revents & POLLIN) != 0, capture.count()});
 }
 
 SIGWAKE_CASE(overflow_sigio_page_faults, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
