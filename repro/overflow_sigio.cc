@@ -6,7 +6,8 @@
 //  - overflow_sigio_refresh: PERF_EVENT_IOC_REFRESH 1 arms the event for one
 //    overflow; at it __perf_event_overflow() sets pending_kill to POLL_HUP and
 //    disables the event: one signal with si_code POLL_HUP, one sample, no more.
-//    A counting event (no sample period) must refuse REFRESH (EINVAL).
+//    A counting event (no sample period) and an inherited one must refuse
+//    REFRESH (EINVAL).
 //  - overflow_sigio_refresh_woken: the same with a 1-byte watermark, so writing
 //    that sample wakes the ring too. perf_output_wakeup() finds pending_kill set
 //    by the overflow and must keep its POLL_HUP (it sets POLL_IN only when nothing
@@ -129,15 +130,23 @@ std::optional<Seen> refresh_once(Report& report, std::uint32_t watermark) {
 }  // namespace
 
 SIGWAKE_CASE(overflow_sigio_refresh, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
-  // A counting event never overflows, so a limit on it could never be reached: _perf_event_refresh() refuses.
+  // _perf_event_refresh() refuses a counting event, whose limit no overflow could reach, and an inherited one,
+  // whose children's overflows would each count against a limit of their own.
+  const auto refused = [](const perf_event_attr& attr) {
+    const PerfEvent event = PerfEvent::open(attr, 0, -1);
+    return ioctl(event.fd(), PERF_EVENT_IOC_REFRESH, 1) == -1 && errno == EINVAL;
+  };
   perf_event_attr counting = task_clock_overflow_attr(kPeriodNs, 1);
   counting.sample_period = 0;
-  const PerfEvent counter = PerfEvent::open(counting, 0, -1);
-  const bool refused = ioctl(counter.fd(), PERF_EVENT_IOC_REFRESH, 1) == -1 && errno == EINVAL;
-  report.add("refresh_of_a_counting_event", refused ? "EINVAL" : "accepted");
-  if (!refused) {
-    return report.decide(Verdict::kMisdelivered, "PERF_EVENT_IOC_REFRESH accepted on a counting event, whose "
-                                                 "limit no overflow can reach");
+  const bool counting_refused = refused(counting);
+  report.add("refresh_of_a_counting_event", counting_refused ? "EINVAL" : "accepted");
+  perf_event_attr inherited = task_clock_overflow_attr(kPeriodNs, 1);
+  inherited.inherit = 1;
+  const bool inherited_refused = refused(inherited);
+  report.add("refresh_of_an_inherited_event", inherited_refused ? "EINVAL" : "accepted");
+  if (!counting_refused || !inherited_refused) {
+    return report.decide(Verdict::kMisdelivered, std::string("PERF_EVENT_IOC_REFRESH accepted on ") +
+                                                     (counting_refused ? "an inherited" : "a counting") + " event");
   }
   if (const auto seen = refresh_once(report, ring_data_bytes(kOverflowRingPagesLog2))) {
     decide_overflow_signal(report, *seen);
