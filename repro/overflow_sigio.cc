@@ -23,7 +23,7 @@
 //  - overflow_sigio_refresh_page_faults: REFRESH 1 on a page-fault event, and
 //    two pages touched: the limit's overflow disables the event (its irq_work
 //    runs before the fault returns to user space), so the second writes nothing.
-//  - overflow_sigio_page_faults: the same overflow from a software event the
+//  - overflow_sigio_page_faults: the plain overflow from a software event the
 //    kernel counts as it happens (PERF_COUNT_SW_PAGE_FAULTS, period 1:
 //    do_perf_sw_event() and its recursion guard, not a timer): each page we
 //    touch is a sample, and the overflow signals.
@@ -130,8 +130,8 @@ std::optional<Seen> refresh_once(Report& report, std::uint32_t watermark) {
 }  // namespace
 
 SIGWAKE_CASE(overflow_sigio_refresh, {.expected = {overflow_signal()}, .defining = kSiginfoEvidence, .shown = kShownSignal, .kconfig = kPerfConfig}) {
-  // _perf_event_refresh() refuses a counting event, whose limit no overflow could reach, and an inherited one,
-  // whose children's overflows would each count against a limit of their own.
+  // _perf_event_refresh() refuses a counting event, whose limit no overflow could reach, and an inherited one:
+  // the refresh would arm the parent alone, and its inherited children would overflow with no limit.
   const auto refused = [](const perf_event_attr& attr) {
     const PerfEvent event = PerfEvent::open(attr, 0, -1);
     return ioctl(event.fd(), PERF_EVENT_IOC_REFRESH, 1) == -1 && errno == EINVAL;
@@ -145,8 +145,10 @@ SIGWAKE_CASE(overflow_sigio_refresh, {.expected = {overflow_signal()}, .defining
   const bool inherited_refused = refused(inherited);
   report.add("refresh_of_an_inherited_event", inherited_refused ? "EINVAL" : "accepted");
   if (!counting_refused || !inherited_refused) {
-    return report.decide(Verdict::kMisdelivered, std::string("PERF_EVENT_IOC_REFRESH accepted on ") +
-                                                     (counting_refused ? "an inherited" : "a counting") + " event");
+    const std::string accepted = !counting_refused && !inherited_refused ? "a counting and an inherited event"
+                                 : !counting_refused                     ? "a counting event"
+                                                                         : "an inherited event";
+    return report.decide(Verdict::kMisdelivered, "PERF_EVENT_IOC_REFRESH accepted on " + accepted);
   }
   if (const auto seen = refresh_once(report, ring_data_bytes(kOverflowRingPagesLog2))) {
     decide_overflow_signal(report, *seen);
@@ -215,10 +217,12 @@ SIGWAKE_CASE(overflow_sigio_refresh_page_faults,
   RingBuffer ring = RingBuffer::map(event.fd(), kOverflowRingPagesLog2);
   perf_event_attr counting = fault_address_attr(1);
   counting.sample_period = 0;
-  const PerfEvent faults = PerfEvent::open(counting, 0, -1);  // the proof that both writes faulted
-  const AnonymousPage first, second;                         // mapped, never touched
-  faults.enable();
+  // Counting from just after the refresh: two faults counted there mean one at least came past the limit, which
+  // is the first fault after the refresh.
+  const PerfEvent faults = PerfEvent::open(counting, 0, -1);
+  const AnonymousPage first, second;  // mapped, never touched
   check(ioctl(event.fd(), PERF_EVENT_IOC_REFRESH, 1) == 0, "PERF_EVENT_IOC_REFRESH");
+  faults.enable();
   *reinterpret_cast<volatile char*>(first.address()) = 1;  // the limit (or an earlier fault of ours)
   *reinterpret_cast<volatile char*>(second.address()) = 1;  // past it
   event.disable();
@@ -229,10 +233,12 @@ SIGWAKE_CASE(overflow_sigio_refresh_page_faults,
   std::uint64_t counted = 0;
   check(read(faults.fd(), &counted, sizeof counted) == sizeof counted, "read(the fault count)");
   report.add("faults_counted", static_cast<long long>(counted));
-  const int records = add_record_evidence(report, ring.consume());
+  const RecordRead read = ring.consume();
+  report.add("limit_at_first_page", samples_of_fault(read, first.address()) == 1);
+  const int records = add_record_evidence(report, read);
   add_poll_evidence(report, revents);
   add_signal_evidence(report, capture);
-  if (counted < 2) throw ReproError("fewer than our two page faults counted: the case never passed the limit");
+  if (counted < 2) throw ReproError("fewer than two page faults counted after the refresh: none came past the limit");
   if (decided_limit_broken(report, capture, records, "of two page faults")) return;
   decide_overflow_signal(report, {records, (revents & POLLIN) != 0, capture.count()});
 }
