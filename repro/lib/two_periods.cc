@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 
 #include <cstdint>
+#include <string>
 
 #include "attrs.h"
 #include "errors.h"
@@ -30,6 +31,15 @@ bool fault_spanning_two_periods(const PerfEvent& event, const AnonymousPage& pag
   event.disable();
   control.disable();
   return samples_of_fault(ring.consume(), page.address()) == 2;
+}
+
+void attempt_two_periods(const std::function<bool(int attempt)>& attempt) {
+  constexpr int kAttempts = 5;
+  for (int n = 1; n <= kAttempts; ++n) {
+    if (attempt(n)) return;
+  }
+  throw ReproError("no fault spanned two periods in " + std::to_string(kAttempts) +
+                   " attempts (the control event saw otherwise): the case never reached its path");
 }
 
 }  // namespace sigwake

@@ -1,6 +1,8 @@
 // One page fault that is two overflows at one instruction, with software events alone.
 #pragma once
 
+#include <functional>
+
 #include "perf_event.h"
 #include "process.h"
 
@@ -19,8 +21,9 @@ namespace sigwake {
 // with fresh events (what ran is then faulted in).
 bool fault_spanning_two_periods(const PerfEvent& event, const AnonymousPage& page, int refresh = 0);
 
-// Attempts a case makes before it gives up on fault_spanning_two_periods() (one context switch in its
-// window is rare; each attempt also faults in what the next one runs).
-inline constexpr int kTwoPeriodAttempts = 5;
+// Runs `attempt` (numbered from 1; fresh events each time, true once fault_spanning_two_periods() held and the
+// case decided) at most 5 times: one context switch in the window is rare, and each attempt faults in what the
+// next one runs. Throws ReproError when none held: the case never reached its path.
+void attempt_two_periods(const std::function<bool(int attempt)>& attempt);
 
 }  // namespace sigwake
